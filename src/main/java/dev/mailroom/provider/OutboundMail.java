@@ -1,0 +1,35 @@
+package dev.mailroom.provider;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A rendered mail as handed to a provider. Addresses are RFC 5322 mailboxes ("a@b.c" or
+ * "Name &lt;a@b.c&gt;"). {@code idempotencyKey} is the job's effect identity: the HTTP provider sends it
+ * in its idempotency header, the SMTP provider derives the stable {@code Message-ID} from it.
+ */
+public record OutboundMail(
+        String messageId,
+        String idempotencyKey,
+        String from,
+        List<String> to,
+        List<String> cc,
+        List<String> bcc,
+        String replyTo,
+        String subject,
+        String text,
+        String html,
+        Map<String, String> headers,
+        Map<String, String> metadata,
+        String tenant,
+        String campaignId,
+        String category) {
+
+    public OutboundMail {
+        to = to == null ? List.of() : List.copyOf(to);
+        cc = cc == null ? List.of() : List.copyOf(cc);
+        bcc = bcc == null ? List.of() : List.copyOf(bcc);
+        headers = headers == null ? Map.of() : Map.copyOf(headers);
+        metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+    }
+}
