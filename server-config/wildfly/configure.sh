@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Configures a WildFly 39 installation for Mailroom, offline, from the CLI scripts beside this file.
+# Used by the Maven build, by docker/Dockerfile and by operators alike.
+#
+#   configure.sh <wildfly-home> <postgresql-jdbc.jar> [mailroom.war]
+#
+# It writes standalone/configuration/standalone-mailroom.xml afresh from standalone-full.xml each
+# time (so it can be run again), adds the broker user external JMS producers log in with
+# (MAILROOM_BROKER_USER / MAILROOM_BROKER_PASSWORD, default mailroom/mailroom: the embedded
+# default's documented credentials, change them anywhere else), and deploys the WAR when given.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+home="$(cd "$1" && pwd)"
+pg_jar="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
+war="${3:-}"
+cfg="$home/standalone/configuration"
+
+cp "$cfg/standalone-full.xml" "$cfg/standalone-mailroom.xml"
+rm -rf "$home/modules/org/postgresql"
+props="$(mktemp)"
+trap 'rm -f "$props"' EXIT
+printf 'mailroom.postgresql.jar=%s\n' "$pg_jar" > "$props"
+(cd "$here" && "$home/bin/jboss-cli.sh" --properties="$props" --file=mailroom.cli)
+
+# Broker users live in the application realm (the messaging server's elytron-domain).
+"$home/bin/add-user.sh" -a -s -sc "$cfg" \
+  -u "${MAILROOM_BROKER_USER:-mailroom}" -p "${MAILROOM_BROKER_PASSWORD:-mailroom}" -g guest >/dev/null
+
+# PostgreSQL when MAILROOM_DB_URL names it: the datasource's driver follows the URL.
+conf="$home/bin/standalone.conf"
+if ! grep -q 'mailroom: database driver' "$conf"; then
+  cat >> "$conf" <<'CONF'
+
+# mailroom: database driver follows MAILROOM_DB_URL unless MAILROOM_DB_DRIVER says otherwise
+case "${MAILROOM_DB_URL:-}" in
+  jdbc:postgresql:*) export MAILROOM_DB_DRIVER="${MAILROOM_DB_DRIVER:-postgresql}" ;;
+esac
+CONF
+fi
+
+if [ -n "$war" ]; then
+  rm -f "$home/standalone/deployments/mailroom.war"*
+  cp "$war" "$home/standalone/deployments/mailroom.war"
+fi
+echo "configured $home (standalone-mailroom.xml)"

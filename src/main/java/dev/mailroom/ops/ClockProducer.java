@@ -1,0 +1,16 @@
+package dev.mailroom.ops;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import java.time.Clock;
+
+/** The one clock every time-dependent decision reads, so tests can move time instead of sleeping. */
+@ApplicationScoped
+public class ClockProducer {
+
+    @Produces
+    @jakarta.inject.Singleton
+    Clock clock() {
+        return Clock.systemUTC();
+    }
+}

@@ -1,0 +1,42 @@
+package dev.mailroom.ops.api;
+
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/** Every failure of the API answers JSON with a reason; a stack trace goes to the log, never to the client. */
+public final class ErrorMappers {
+
+    private ErrorMappers() {
+    }
+
+    /** 4xx/5xx the resources or JAX-RS raised on purpose (404 unknown path, 405, 415, ...). */
+    @Provider
+    public static class WebApplication implements ExceptionMapper<WebApplicationException> {
+        @Override
+        public Response toResponse(WebApplicationException e) {
+            Response r = e.getResponse();
+            String reason = e.getMessage() == null ? r.getStatusInfo().getReasonPhrase() : e.getMessage();
+            return ApiError.response(r.getStatus(), r.getStatusInfo().getReasonPhrase()
+                    .toLowerCase().replace(' ', '_'), reason);
+        }
+    }
+
+    /** Anything else is our fault: logged with an incident id the client can quote. */
+    @Provider
+    public static class Unexpected implements ExceptionMapper<Throwable> {
+        private static final Logger LOG = Logger.getLogger(Unexpected.class.getName());
+
+        @Override
+        public Response toResponse(Throwable e) {
+            String incident = UUID.randomUUID().toString();
+            LOG.log(Level.SEVERE, e, () -> String.format("API request failed, incident %s", incident));
+            return ApiError.response(Response.Status.INTERNAL_SERVER_ERROR, "internal_error",
+                    "the request failed on the server; incident " + incident + " is in the server log");
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package dev.mailroom.provider.sandbox;
+
+import dev.mailroom.provider.MailProvider;
+import dev.mailroom.provider.OutboundMail;
+import dev.mailroom.provider.ProviderResponse;
+import dev.mailroom.provider.SendCheckpoint;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Typed;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Transactional;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The embedded default's provider: sends nothing, records what it would have sent in
+ * {@code sandbox_mail} so a newcomer can see it ({@code GET /api/v1/sandbox/messages}). It writes in the
+ * delivery's own transaction, so its outbox holds exactly the jobs whose sending committed.
+ */
+@ApplicationScoped
+@Typed(SandboxProvider.class) // the active MailProvider is chosen by ProviderProducer
+public class SandboxProvider implements MailProvider {
+
+    public static final String NAME = "sandbox";
+
+    @PersistenceContext(unitName = "mailroom")
+    EntityManager em;
+    @Inject
+    Clock clock;
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public boolean dedupesByIdempotencyKey() {
+        return true; // its outbox has a unique key: a second record for one key cannot exist
+    }
+
+    @Override
+    @Transactional(Transactional.TxType.MANDATORY)
+    public ProviderResponse send(OutboundMail mail, SendCheckpoint checkpoint) {
+        checkpoint.beforeIrrevocableWrite();
+        List<SandboxMail> existing = em.createQuery(
+                        "select m from SandboxMail m where m.idempotencyKey = :k", SandboxMail.class)
+                .setParameter("k", mail.idempotencyKey())
+                .getResultList();
+        if (!existing.isEmpty()) {
+            return ProviderResponse.accepted(NAME, "200", "already recorded", "sandbox-" + existing.get(0).getId());
+        }
+        List<String> recipients = new ArrayList<>(mail.to());
+        mail.cc().forEach(r -> recipients.add("cc:" + r));
+        mail.bcc().forEach(r -> recipients.add("bcc:" + r));
+        SandboxMail recorded = new SandboxMail(mail.idempotencyKey(), mail.messageId(), mail.from(),
+                String.join(", ", recipients), mail.subject(), mail.text(), mail.html(), clock.instant());
+        em.persist(recorded);
+        em.flush();
+        return ProviderResponse.accepted(NAME, "200", "recorded in the sandbox outbox", "sandbox-" + recorded.getId());
+    }
+
+    public List<SandboxMail> recent(int limit) {
+        return em.createQuery("select m from SandboxMail m order by m.id desc", SandboxMail.class)
+                .setMaxResults(limit)
+                .getResultList();
+    }
+}

@@ -1,0 +1,447 @@
+package dev.mailroom.provider.smtp;
+
+import dev.mailroom.provider.MailProvider;
+import dev.mailroom.provider.OutboundMail;
+import dev.mailroom.provider.ProviderResponse;
+import dev.mailroom.provider.ProviderResponse.Status;
+import dev.mailroom.provider.SendCheckpoint;
+import jakarta.mail.Address;
+import jakarta.mail.AuthenticationFailedException;
+import jakarta.mail.Message.RecipientType;
+import jakarta.mail.MessagingException;
+import jakarta.mail.Session;
+import jakarta.mail.URLName;
+import jakarta.mail.internet.AddressException;
+import jakarta.mail.internet.InternetAddress;
+import jakarta.mail.internet.MimeBodyPart;
+import jakarta.mail.internet.MimeMessage;
+import jakarta.mail.internet.MimeMultipart;
+import jakarta.mail.internet.MimeUtility;
+import java.io.IOException;
+import java.io.UnsupportedEncodingException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.eclipse.angus.mail.smtp.SMTPAddressFailedException;
+import org.eclipse.angus.mail.smtp.SMTPSendFailedException;
+import org.eclipse.angus.mail.smtp.SMTPSenderFailedException;
+import org.eclipse.angus.mail.smtp.SMTPTransport;
+import org.eclipse.angus.mail.util.SocketConnectException;
+
+/**
+ * Sends one mail per SMTP connection through Jakarta Mail (the Angus implementation WildFly ships).
+ *
+ * <p>Two things make this more than {@code Transport.send}:
+ * <ul>
+ *   <li>The {@code Message-ID} is derived only from the idempotency key ({@link #messageIdFor}), so a
+ *       retried or replayed job carries the same id and duplicates can be recognised downstream.</li>
+ *   <li>The transport is a {@link CheckpointingSmtpTransport}: the checkpoint runs right before the
+ *       final "." of DATA. Until that dot is written the relay must discard the incomplete transaction,
+ *       so a fault before it is {@code NOT_CONNECTED} (nothing took effect) and a fault after it is
+ *       {@code AMBIGUOUS} unless the relay gave a definite answer.</li>
+ * </ul>
+ *
+ * <p>SMTP does not deduplicate, so {@link #dedupesByIdempotencyKey()} is false. A mail our own code
+ * should never have built (CR/LF in a header value, a job header overriding {@code From}, an
+ * unparseable address) is refused with {@link IllegalArgumentException} before anything is written.
+ */
+public final class SmtpProvider implements MailProvider {
+
+    public static final String NAME = "smtp";
+    public static final String HEADER_MESSAGE_ID = "X-Mailroom-Message-Id";
+    public static final String HEADER_IDEMPOTENCY_KEY = "X-Mailroom-Idempotency-Key";
+
+    /** Headers the job may not set: they are ours, derived from job fields, or define the MIME structure. */
+    static final Set<String> RESERVED_HEADERS = Set.of(
+            "from", "sender", "to", "cc", "bcc", "reply-to", "subject", "message-id", "date",
+            "mime-version", "content-type", "content-transfer-encoding", "return-path",
+            HEADER_MESSAGE_ID.toLowerCase(Locale.ROOT), HEADER_IDEMPOTENCY_KEY.toLowerCase(Locale.ROOT));
+
+    private static final Pattern HEADER_NAME = Pattern.compile("[\\x21-\\x39\\x3B-\\x7E]+");
+    /** RFC 3463 enhanced code right after the reply code ("550 5.1.1 ..."), the usual place. */
+    private static final Pattern LEADING_ENHANCED = Pattern.compile("^\\d{3}[ -]([245]\\.\\d{1,3}\\.\\d{1,3})\\b");
+    /** RFC 3463 enhanced code anywhere in the text, for relays that put it elsewhere. */
+    private static final Pattern ANY_ENHANCED = Pattern.compile("\\b[245]\\.\\d{1,3}\\.\\d{1,3}\\b");
+
+    private final SmtpSettings settings;
+    private final Clock clock;
+    private final Session session;
+
+    public SmtpProvider(SmtpSettings settings) {
+        this(settings, Clock.systemUTC());
+    }
+
+    /** @param clock source of the {@code Date} header */
+    public SmtpProvider(SmtpSettings settings, Clock clock) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.session = Session.getInstance(sessionProperties(settings));
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public boolean dedupesByIdempotencyKey() {
+        return false;
+    }
+
+    /**
+     * The stable {@code Message-ID} of every send of the effect {@code idempotencyKey}:
+     * {@code <} + the first 32 hex digits of SHA-256(key) + {@code @} + domain + {@code >}.
+     */
+    public static String messageIdFor(String idempotencyKey, String messageIdDomain) {
+        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(idempotencyKey.getBytes(StandardCharsets.UTF_8));
+            return "<" + HexFormat.of().formatHex(hash).substring(0, 32) + "@" + messageIdDomain + ">";
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JRE", e);
+        }
+    }
+
+    @Override
+    public ProviderResponse send(OutboundMail mail, SendCheckpoint checkpoint) {
+        Objects.requireNonNull(mail, "mail");
+        Objects.requireNonNull(checkpoint, "checkpoint");
+        String messageId = messageIdFor(effectKey(mail), settings.messageIdDomain());
+        MimeMessage message = buildMessage(mail, messageId);
+        Address[] envelope = envelopeRecipients(mail);
+        CheckpointingSmtpTransport transport = new CheckpointingSmtpTransport(session,
+                new URLName("smtp", settings.host(), settings.port(), null, null, null), checkpoint);
+        try {
+            transport.connect(settings.host(), settings.port(),
+                    settings.authenticates() ? settings.username() : null,
+                    settings.authenticates() ? settings.password() : null);
+            transport.sendMessage(message, envelope);
+            String text = trimEnd(transport.getLastServerResponse());
+            return new ProviderResponse(Status.ACCEPTED, NAME, String.valueOf(transport.getLastReturnCode()),
+                    enhancedCode(text), text, messageId, null, null);
+        } catch (MessagingException e) {
+            return outcomeOf(e, transport);
+        } finally {
+            closeQuietly(transport);
+        }
+    }
+
+    // ---------------------------------------------------------------- the message
+
+    private MimeMessage buildMessage(OutboundMail mail, String messageId) {
+        try {
+            StableMimeMessage msg = new StableMimeMessage(session, messageId);
+            msg.setFrom(address(mail.from(), "from"));
+            if (!mail.to().isEmpty()) {
+                msg.setRecipients(RecipientType.TO, addresses(mail.to(), "to"));
+            }
+            if (!mail.cc().isEmpty()) {
+                msg.setRecipients(RecipientType.CC, addresses(mail.cc(), "cc"));
+            }
+            // bcc: envelope only, never a header
+            if (mail.replyTo() != null) {
+                msg.setReplyTo(new Address[] {address(mail.replyTo(), "reply_to")});
+            }
+            msg.setSubject(headerSafe(mail.subject() == null ? "" : mail.subject(), "subject"), "UTF-8");
+            msg.setSentDate(Date.from(clock.instant()));
+            setContent(msg, mail.text(), mail.html());
+            for (Map.Entry<String, String> h : new TreeMap<>(mail.headers()).entrySet()) {
+                setHeader(msg, checkedJobHeaderName(h.getKey()), h.getValue());
+            }
+            if (mail.messageId() != null) {
+                setHeader(msg, HEADER_MESSAGE_ID, mail.messageId());
+            }
+            setHeader(msg, HEADER_IDEMPOTENCY_KEY, effectKey(mail));
+            msg.saveChanges(); // sendMessage() does not; this is where updateMessageID() runs
+            return msg;
+        } catch (MessagingException e) {
+            throw new IllegalArgumentException("cannot build the MIME message: " + e.getMessage(), e);
+        }
+    }
+
+    private static void setContent(MimeMessage msg, String text, String html) throws MessagingException {
+        if (text != null && html != null) {
+            MimeBodyPart plain = new MimeBodyPart();
+            plain.setText(text, "UTF-8");
+            MimeBodyPart rich = new MimeBodyPart();
+            rich.setText(html, "UTF-8", "html");
+            MimeMultipart alternative = new MimeMultipart("alternative");
+            alternative.addBodyPart(plain); // least preferred first (RFC 2046 5.1.4)
+            alternative.addBodyPart(rich);
+            msg.setContent(alternative);
+        } else if (html != null) {
+            msg.setText(html, "UTF-8", "html");
+        } else {
+            msg.setText(text == null ? "" : text, "UTF-8");
+        }
+    }
+
+    private static void setHeader(MimeMessage msg, String name, String value) throws MessagingException {
+        String safe = headerSafe(value == null ? "" : value, name);
+        try {
+            String encoded = MimeUtility.encodeText(safe, "UTF-8", null);
+            msg.setHeader(name, MimeUtility.fold(name.length() + 2, encoded));
+        } catch (UnsupportedEncodingException e) {
+            throw new IllegalStateException("UTF-8 is required of every JRE", e);
+        }
+    }
+
+    private static String checkedJobHeaderName(String name) {
+        if (name == null || !HEADER_NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("invalid header name: " + name);
+        }
+        if (RESERVED_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+            throw new IllegalArgumentException("header " + name + " is set by mailroom, not by the job");
+        }
+        return name;
+    }
+
+    /** CR or LF in a header value would let the job write headers of its own choosing. */
+    private static String headerSafe(String value, String what) {
+        if (value.indexOf('\r') >= 0 || value.indexOf('\n') >= 0) {
+            throw new IllegalArgumentException("CR/LF in " + what + " refused (header injection)");
+        }
+        return value;
+    }
+
+    private static InternetAddress address(String mailbox, String field) {
+        if (mailbox == null) {
+            throw new IllegalArgumentException(field + " address is required");
+        }
+        headerSafe(mailbox, field);
+        try {
+            InternetAddress a = new InternetAddress(mailbox, true);
+            if (a.getPersonal() != null) {
+                a.setPersonal(a.getPersonal(), "UTF-8"); // RFC 2047-encode a non-ASCII display name
+            }
+            return a;
+        } catch (AddressException | UnsupportedEncodingException e) {
+            throw new IllegalArgumentException("invalid " + field + " address: " + mailbox, e);
+        }
+    }
+
+    private static InternetAddress[] addresses(List<String> mailboxes, String field) {
+        return mailboxes.stream().map(m -> address(m, field)).toArray(InternetAddress[]::new);
+    }
+
+    private static Address[] envelopeRecipients(OutboundMail mail) {
+        List<InternetAddress> all = new ArrayList<>();
+        all.addAll(List.of(addresses(mail.to(), "to")));
+        all.addAll(List.of(addresses(mail.cc(), "cc")));
+        all.addAll(List.of(addresses(mail.bcc(), "bcc")));
+        if (all.isEmpty()) {
+            throw new IllegalArgumentException("no recipients");
+        }
+        return all.toArray(Address[]::new);
+    }
+
+    private static String effectKey(OutboundMail mail) {
+        String key = mail.idempotencyKey() != null ? mail.idempotencyKey() : mail.messageId();
+        if (key == null || key.isEmpty()) {
+            throw new IllegalArgumentException("idempotency key (or message id) is required");
+        }
+        return key;
+    }
+
+    // ---------------------------------------------------------------- the outcome
+
+    private ProviderResponse outcomeOf(MessagingException e, CheckpointingSmtpTransport transport) {
+        MessagingException reply = firstReply(e);
+        if (reply != null) {
+            return rejected(String.valueOf(replyCode(reply)), reply.getMessage());
+        }
+        int lastCode = transport.getLastReturnCode();
+        boolean answered = lastCode >= 400 && !transport.checkpointRan();
+        if (e instanceof AuthenticationFailedException) {
+            // a 535 is the relay's definite refusal; "no common mechanism" and the like are not answers
+            return answered ? rejected(String.valueOf(lastCode), firstNonNull(e.getMessage(),
+                    transport.getLastServerResponse())) : fault(Status.NOT_CONNECTED, e, e);
+        }
+        Throwable networkFault = networkFault(e);
+        if (networkFault == null && answered) {
+            // e.g. a 421/554 greeting or a refused EHLO+HELO: no SMTP*Exception, but the relay said no
+            return rejected(String.valueOf(lastCode), transport.getLastServerResponse());
+        }
+        Status status = transport.checkpointRan() ? Status.AMBIGUOUS : Status.NOT_CONNECTED;
+        return fault(status, e, networkFault != null ? networkFault : e);
+    }
+
+    /**
+     * The first definite SMTP reply in the exception chain. Angus chains one
+     * {@link SMTPAddressFailedException} per failed recipient behind a plain SendFailedException, in
+     * RCPT order, so "first" is the first recipient that failed. A return code of -1 is Angus's
+     * "[EOF]": the connection closed, which is not an answer; nor is an unexpected 2xx/3xx.
+     */
+    private static MessagingException firstReply(MessagingException e) {
+        for (Throwable t : chain(e)) {
+            if (t instanceof MessagingException me && replyCode(me) >= 400) {
+                return me;
+            }
+        }
+        return null;
+    }
+
+    private static int replyCode(MessagingException e) {
+        if (e instanceof SMTPSendFailedException s) {
+            return s.getReturnCode();
+        } else if (e instanceof SMTPAddressFailedException a) {
+            return a.getReturnCode();
+        } else if (e instanceof SMTPSenderFailedException f) {
+            return f.getReturnCode();
+        }
+        return -1;
+    }
+
+    /** The IO fault behind the failure, unwrapping Angus's SocketConnectException to what it carries. */
+    private static Throwable networkFault(MessagingException e) {
+        for (Throwable t : chain(e)) {
+            if (t instanceof IOException && !(t instanceof SocketConnectException)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private static List<Throwable> chain(Throwable start) {
+        List<Throwable> chain = new ArrayList<>();
+        for (Throwable t = start; t != null && chain.size() < 32 && !chain.contains(t); ) {
+            chain.add(t);
+            t = t instanceof MessagingException me ? firstNonNull(me.getNextException(), me.getCause()) : t.getCause();
+        }
+        return chain;
+    }
+
+    private static ProviderResponse rejected(String code, String text) {
+        String verbatim = trimEnd(text);
+        return new ProviderResponse(Status.REJECTED, NAME, code, enhancedCode(verbatim), verbatim, null, null, null);
+    }
+
+    private static ProviderResponse fault(Status status, Throwable thrown, Throwable cause) {
+        return new ProviderResponse(status, NAME, null, null, thrown.getMessage(), null, null,
+                cause.getClass().getName());
+    }
+
+    /** The RFC 3463 enhanced status code in a reply text ("5.1.1"), or null. */
+    static String enhancedCode(String replyText) {
+        if (replyText == null) {
+            return null;
+        }
+        Matcher leading = LEADING_ENHANCED.matcher(replyText);
+        if (leading.find()) {
+            return leading.group(1);
+        }
+        Matcher any = ANY_ENHANCED.matcher(replyText);
+        return any.find() ? any.group() : null;
+    }
+
+    private static String trimEnd(String s) {
+        return s == null ? null : s.stripTrailing();
+    }
+
+    private static <T> T firstNonNull(T a, T b) {
+        return a != null ? a : b;
+    }
+
+    private static void closeQuietly(SMTPTransport transport) {
+        try {
+            transport.close();
+        } catch (MessagingException | RuntimeException ignored) {
+            // the outcome is decided; a failing QUIT changes nothing about it
+        }
+    }
+
+    private static Properties sessionProperties(SmtpSettings s) {
+        Properties p = new Properties();
+        p.setProperty("mail.smtp.host", s.host());
+        p.setProperty("mail.smtp.port", String.valueOf(s.port()));
+        p.setProperty("mail.smtp.connectiontimeout", String.valueOf(s.connectTimeout().toMillis()));
+        p.setProperty("mail.smtp.timeout", String.valueOf(s.readTimeout().toMillis()));
+        p.setProperty("mail.smtp.writetimeout", String.valueOf(s.readTimeout().toMillis()));
+        p.setProperty("mail.smtp.starttls.enable", String.valueOf(s.startTls() != SmtpSettings.StartTls.NONE));
+        p.setProperty("mail.smtp.starttls.required", String.valueOf(s.startTls() == SmtpSettings.StartTls.REQUIRED));
+        p.setProperty("mail.smtp.ssl.checkserveridentity", "true");
+        p.setProperty("mail.smtp.auth", String.valueOf(s.authenticates()));
+        if (s.heloName() != null) {
+            p.setProperty("mail.smtp.localhost", s.heloName());
+        }
+        // All recipients or none: a partial send would make one job half sent.
+        p.setProperty("mail.smtp.sendpartial", "false");
+        // DATA, never BDAT: the point of no return is the final dot, which only finishData() writes.
+        p.setProperty("mail.smtp.chunksize", "0");
+        p.setProperty("mail.smtp.quitonsessionreject", "true");
+        return p;
+    }
+
+    // ---------------------------------------------------------------- the two Jakarta Mail subclasses
+
+    /** A MimeMessage whose Message-ID is ours: Jakarta Mail would otherwise replace it on saveChanges(). */
+    static final class StableMimeMessage extends MimeMessage {
+        private final String stableId;
+
+        StableMimeMessage(Session session, String stableId) {
+            super(session);
+            this.stableId = stableId;
+        }
+
+        @Override
+        protected void updateMessageID() throws MessagingException {
+            setHeader("Message-ID", stableId);
+        }
+    }
+
+    /**
+     * An SMTP transport that marks the point of no return: {@link #finishData()} writes the final
+     * "." of DATA, before which the relay must discard the transaction (RFC 5321 4.1.1.4), so the
+     * checkpoint runs right there. If the checkpoint throws, the transaction is abandoned: no QUIT is
+     * written (inside DATA it would only be more message text) and the socket is just closed, so the
+     * relay sees the connection end without the dot.
+     */
+    static final class CheckpointingSmtpTransport extends SMTPTransport {
+        private final SendCheckpoint checkpoint;
+        private volatile boolean checkpointRan;
+        private volatile boolean abandoned;
+
+        CheckpointingSmtpTransport(Session session, URLName url, SendCheckpoint checkpoint) {
+            super(session, url);
+            this.checkpoint = checkpoint;
+        }
+
+        @Override
+        protected void finishData() throws IOException, MessagingException {
+            try {
+                checkpoint.beforeIrrevocableWrite();
+            } catch (Throwable t) {
+                abandoned = true;
+                throw t;
+            }
+            checkpointRan = true;
+            super.finishData();
+        }
+
+        @Override
+        protected void sendCommand(String cmd) throws MessagingException {
+            if (abandoned) {
+                throw new MessagingException("transaction abandoned before the final dot; not sending " + cmd);
+            }
+            super.sendCommand(cmd);
+        }
+
+        /** Whether the checkpoint ran, i.e. the final dot may have been written. */
+        boolean checkpointRan() {
+            return checkpointRan;
+        }
+    }
+}

@@ -1,0 +1,202 @@
+package dev.mailroom.send;
+
+import dev.mailroom.provider.ProviderResponse;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
+import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Transactional;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+
+/**
+ * The send path's record of jobs, claims, attempts and the timeline.
+ *
+ * <p>Three of its steps commit on their own ({@code REQUIRES_NEW}), because a provider call cannot be
+ * rolled back: the claim and the attempt are durable before the call starts, the point of no return
+ * is durable before the write that passes it, and a failed attempt stays recorded when the delivery
+ * rolls back. What a redelivery finds there tells it whether sending again is safe.
+ */
+@ApplicationScoped
+public class JobLedger {
+
+    @PersistenceContext(unitName = "mailroom")
+    EntityManager em;
+
+    @Inject
+    Clock clock;
+
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Begin begin(Incoming in, SendJob job, String provider, boolean providerDedupes) {
+        Instant now = clock.instant();
+        MailJob j = receive(in, job, JobState.received, now);
+
+        if (j.getState().finished()) {
+            event(j, "redelivery_ignored", "job is already " + j.getState() + "; not sent again", now);
+            return new Begin.AlreadyFinished(j.getId(), j.getState());
+        }
+        if (j.getJmsMessageId() != null && !j.getJmsMessageId().equals(in.jmsMessageId())) {
+            event(j, "duplicate_message_ignored", "JMS message " + in.jmsMessageId()
+                    + " repeats message_id of " + j.getJmsMessageId() + ", which owns the job", now);
+            return new Begin.DuplicateMessage(j.getId());
+        }
+        j.ownedBy(in.jmsMessageId());
+
+        JobAttempt last = lastAttempt(j.getId());
+        if (last != null && last.unfinished()) {
+            if (last.getIrrevocableAt() == null) {
+                last.close(JobAttempt.Outcome.abandoned,
+                        "worker stopped before the point of no return: nothing reached the provider", now);
+                event(j, "attempt_abandoned", "attempt " + last.getAttemptNumber() + " never reached the provider", now);
+            } else if (providerDedupes) {
+                last.close(JobAttempt.Outcome.ambiguous,
+                        "worker stopped after the point of no return; provider dedupes by idempotency key", now);
+                event(j, "attempt_ambiguous", "attempt " + last.getAttemptNumber()
+                        + " may have reached the provider; sending again with the same idempotency key", now);
+            } else {
+                last.close(JobAttempt.Outcome.ambiguous,
+                        "worker stopped after the point of no return; the provider may have the mail", now);
+                j.moveTo(JobState.unknown, now);
+                event(j, "ambiguous_not_resent", "attempt " + last.getAttemptNumber() + " through " + last.getProvider()
+                        + " passed its point of no return and its worker died; " + last.getProvider()
+                        + " cannot drop a duplicate, so it is not sent again: reconcile or replay it by hand", now);
+                return new Begin.Ambiguous(j.getId());
+            }
+        }
+
+        if (job.expiresAt() != null && !now.isBefore(job.expiresAt())) {
+            j.moveTo(JobState.discarded, now);
+            event(j, "discarded", "expired: validity window ended at " + job.expiresAt(), now);
+            return new Begin.Expired(j.getId());
+        }
+
+        Long owner = claim(job.idempotencyKey(), j.getId(), now);
+        if (owner != j.getId().longValue()) {
+            j.moveTo(JobState.duplicate_suppressed, now);
+            event(j, "duplicate_suppressed", "idempotency key already claimed by job " + owner, now);
+            return new Begin.DuplicateKey(j.getId(), owner);
+        }
+
+        JobAttempt attempt = new JobAttempt(j.getId(), j.getAttemptCount() + 1, in.jmsMessageId(), provider, now);
+        em.persist(attempt);
+        j.attemptStarted(provider, in.jmsMessageId(), now);
+        event(j, "attempt_started", "attempt " + attempt.getAttemptNumber() + " through " + provider, now);
+        em.flush();
+        return new Begin.Proceed(j.getId(), attempt.getId(), attempt.getAttemptNumber());
+    }
+
+    /** Commits that attempt {@code attemptId} is about to pass its point of no return. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void markIrrevocable(long attemptId) {
+        em.find(JobAttempt.class, attemptId).irrevocable(clock.instant());
+    }
+
+    /** Records a failed attempt so that it survives the rollback of the delivery. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void recordFailure(Begin.Proceed p, ProviderResponse r) {
+        Instant now = clock.instant();
+        em.find(JobAttempt.class, p.attemptId()).finish(r, now);
+        MailJob j = em.find(MailJob.class, p.jobId());
+        event(j, "attempt_failed", "attempt " + p.attemptNumber() + ": " + describe(r), now);
+    }
+
+    /** Records the accepted attempt and the job's new state, in the delivery's own transaction. */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void recordSent(Begin.Proceed p, ProviderResponse r) {
+        Instant now = clock.instant();
+        em.find(JobAttempt.class, p.attemptId()).finish(r, now);
+        MailJob j = em.find(MailJob.class, p.jobId());
+        j.sent(r.providerMessageId(), now);
+        event(j, "sent", "accepted by " + r.provider() + ": " + describe(r), now);
+    }
+
+    /**
+     * The job row for (queue, message_id), created in {@code initial} state if new, locked for the rest
+     * of the transaction. An insert that loses a race to a concurrent one finds the winner's row.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public MailJob receive(Incoming in, SendJob job, JobState initial, Instant now) {
+        int inserted = em.createNativeQuery("""
+                insert into mail_job (queue, message_id, idempotency_key, tenant, campaign_id, category, state,
+                                      attempt_count, trace_id, expires_at, received_at, updated_at)
+                values (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?9, ?10, ?10)
+                on conflict do nothing""")
+                .setParameter(1, in.queue())
+                .setParameter(2, job.messageId())
+                .setParameter(3, job.idempotencyKey())
+                .setParameter(4, job.tenant())
+                .setParameter(5, job.campaignId())
+                .setParameter(6, job.category())
+                .setParameter(7, initial.name())
+                .setParameter(8, in.traceId())
+                .setParameter(9, utc(job.expiresAt()))
+                .setParameter(10, utc(now))
+                .executeUpdate();
+        MailJob j = em.createQuery("select j from MailJob j where j.queue = :q and j.messageId = :m", MailJob.class)
+                .setParameter("q", in.queue())
+                .setParameter("m", job.messageId())
+                .setLockMode(LockModeType.PESSIMISTIC_WRITE)
+                .getSingleResult();
+        if (inserted == 1) {
+            event(j, "received", "from " + in.queue() + " as JMS message " + in.jmsMessageId(), now);
+        }
+        return j;
+    }
+
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void event(MailJob j, String type, String detail, Instant at) {
+        em.persist(new JobEvent(j.getId(), at, type, detail, JobEvent.SYSTEM));
+    }
+
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void moveTo(MailJob j, JobState state, Instant at) {
+        j.moveTo(state, at);
+    }
+
+    private JobAttempt lastAttempt(long jobId) {
+        List<JobAttempt> attempts = em.createQuery(
+                        "select a from JobAttempt a where a.jobId = :j order by a.attemptNumber desc", JobAttempt.class)
+                .setParameter("j", jobId)
+                .setMaxResults(1)
+                .getResultList();
+        return attempts.isEmpty() ? null : attempts.get(0);
+    }
+
+    /** Claims the key for the job; returns the id of the job that owns the key (this one if the claim took). */
+    private long claim(String key, long jobId, Instant now) {
+        em.createNativeQuery("insert into send_claim (idempotency_key, job_id, claimed_at) values (?1, ?2, ?3) on conflict do nothing")
+                .setParameter(1, key)
+                .setParameter(2, jobId)
+                .setParameter(3, utc(now))
+                .executeUpdate();
+        Number owner = (Number) em.createNativeQuery("select job_id from send_claim where idempotency_key = ?1")
+                .setParameter(1, key)
+                .getSingleResult();
+        return owner.longValue();
+    }
+
+    static String describe(ProviderResponse r) {
+        StringBuilder s = new StringBuilder(r.status().name().toLowerCase());
+        if (r.code() != null) {
+            s.append(' ').append(r.code());
+        }
+        if (r.enhancedCode() != null) {
+            s.append(' ').append(r.enhancedCode());
+        }
+        if (r.errorType() != null) {
+            s.append(' ').append(r.errorType());
+        }
+        if (r.text() != null) {
+            s.append(": ").append(r.text());
+        }
+        return s.toString();
+    }
+
+    static OffsetDateTime utc(Instant i) {
+        return i == null ? null : i.atOffset(ZoneOffset.UTC);
+    }
+}

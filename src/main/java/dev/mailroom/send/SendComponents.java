@@ -1,0 +1,24 @@
+package dev.mailroom.send;
+
+import dev.mailroom.ops.MailroomConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.nio.file.Path;
+
+/** The send path's plain (container-free) parts, built once from configuration. */
+@ApplicationScoped
+public class SendComponents {
+
+    @Produces
+    @Singleton
+    JobParser parser(MailroomConfig config) {
+        return new JobParser(config.jobMaxBytes());
+    }
+
+    @Produces
+    @Singleton
+    TemplateRenderer renderer(MailroomConfig config) {
+        return new TemplateRenderer(config.templatesDir().map(Path::of).orElse(null));
+    }
+}

@@ -1,0 +1,270 @@
+package dev.mailroom.it.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.mailroom.testsupport.SmtpTestServer;
+
+/**
+ * The integration-test environment of one failsafe JVM, started lazily and once by the first {@link #get()}:
+ * Mailroom deployed on the WildFly that the build provisioned, plus what the profile needs.
+ *
+ * <p>System properties (set by failsafe, see pom.xml):
+ * <ul>
+ *   <li>{@code mailroom.it.profile}: {@code default} (the embedded default exactly as the README runs it: no
+ *       {@code MAILROOM_*} environment at all, so sandbox provider and H2), {@code h2} (SMTP provider against a
+ *       loopback {@link SmtpTestServer}, H2) or {@code postgres} (SMTP as for h2, database a real
+ *       {@link PostgresServer}).</li>
+ *   <li>{@code mailroom.it.server-home}: the configured WildFly ({@code standalone-mailroom.xml}, mailroom.war
+ *       in {@code standalone/deployments}).</li>
+ *   <li>{@code mailroom.it.port-offset} (default 100), {@code mailroom.it.work-dir} (default
+ *       {@code <build dir>/it-work}), {@code mailroom.it.boot-timeout-seconds} (default 240).</li>
+ * </ul>
+ * The server's data, log and temp dirs are {@code <work-dir>/<profile>/{data,log,tmp}}, wiped when the JVM first
+ * starts the environment (and then kept across {@code server().killHard()} / {@code server().restart()}).
+ * Everything is stopped by one JVM shutdown hook, the server first. If starting fails, every later
+ * {@link #get()} in the JVM fails at once with the same cause instead of booting again.
+ */
+public final class ItEnvironment {
+
+    public static final String PROFILE_DEFAULT = "default";
+    public static final String PROFILE_H2 = "h2";
+    public static final String PROFILE_POSTGRES = "postgres";
+
+    public static final String HEALTH_PATH = "/api/v1/health";
+
+    private static ItEnvironment instance;
+    private static RuntimeException startFailure;
+
+    private final String profile;
+    private final Path workDir;
+    private final Path profileDir;
+    private final SmtpTestServer smtp;
+    private final PostgresServer postgres;
+    private final WildFlyServer server;
+    private final ApiClient api;
+    private JmsClient jms;
+
+    private ItEnvironment(String profile, Path workDir, Path profileDir, SmtpTestServer smtp, PostgresServer postgres,
+                          WildFlyServer server) {
+        this.profile = profile;
+        this.workDir = workDir;
+        this.profileDir = profileDir;
+        this.smtp = smtp;
+        this.postgres = postgres;
+        this.server = server;
+        this.api = new ApiClient(server.baseUrl());
+    }
+
+    /** The environment of this JVM, started on first use. */
+    public static synchronized ItEnvironment get() {
+        if (instance != null) {
+            return instance;
+        }
+        if (startFailure != null) {
+            throw new IllegalStateException("The integration-test environment failed to start earlier in this JVM: "
+                    + startFailure.getMessage(), startFailure);
+        }
+        try {
+            instance = start();
+            return instance;
+        } catch (RuntimeException e) {
+            startFailure = e;
+            throw e;
+        }
+    }
+
+    public String profile() {
+        return profile;
+    }
+
+    public boolean isPostgres() {
+        return PROFILE_POSTGRES.equals(profile);
+    }
+
+    public WildFlyServer server() {
+        return server;
+    }
+
+    /** The SMTP server Mailroom sends to; null in profile {@code default}. */
+    public SmtpTestServer smtp() {
+        return smtp;
+    }
+
+    /** The database server; null unless profile {@code postgres}. */
+    public PostgresServer postgres() {
+        return postgres;
+    }
+
+    /** A shared JMS client on the server's Artemis port (reconnects by itself after a server restart). */
+    public synchronized JmsClient jms() {
+        if (jms == null) {
+            jms = JmsClient.forPort(server.artemisPort());
+        }
+        return jms;
+    }
+
+    public ApiClient api() {
+        return api;
+    }
+
+    public Path profileDir() {
+        return profileDir;
+    }
+
+    public Path workDirectory() {
+        return workDir;
+    }
+
+    @Override
+    public String toString() {
+        return "ItEnvironment[" + profile + ", " + server.baseUrl() + (smtp != null ? ", smtp :" + smtp.port() : "")
+                + (postgres != null ? ", " + postgres : "") + "]";
+    }
+
+    // ------------------------------------------------------------------ configuration
+
+    /**
+     * {@code mailroom.it.work-dir}, or {@code <build dir>/it-work} next to the compiled test classes (so a build
+     * with {@code -Dbuild.dir=...} stays inside its own directory), or {@code target/it-work}.
+     */
+    public static Path workDir() {
+        String configured = System.getProperty("mailroom.it.work-dir");
+        if (configured != null && !configured.isBlank()) {
+            return Path.of(configured).toAbsolutePath().normalize();
+        }
+        try {
+            Path classes = Path.of(ItEnvironment.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            if (Files.isDirectory(classes) && classes.getParent() != null) {
+                return classes.getParent().resolve("it-work");
+            }
+        } catch (URISyntaxException | RuntimeException ignored) {
+            // fall through
+        }
+        return Path.of("target", "it-work").toAbsolutePath();
+    }
+
+    public static String configuredProfile() {
+        String p = System.getProperty("mailroom.it.profile", PROFILE_DEFAULT).trim();
+        if (!p.equals(PROFILE_DEFAULT) && !p.equals(PROFILE_H2) && !p.equals(PROFILE_POSTGRES)) {
+            throw new IllegalStateException("Unknown mailroom.it.profile '" + p + "' (expected default, h2 or postgres)");
+        }
+        return p;
+    }
+
+    public static int configuredPortOffset() {
+        return Integer.getInteger("mailroom.it.port-offset", 100);
+    }
+
+    // ------------------------------------------------------------------ start and stop
+
+    private static ItEnvironment start() {
+        Instant begin = Instant.now();
+        String profile = configuredProfile();
+        int offset = configuredPortOffset();
+        String home = System.getProperty("mailroom.it.server-home");
+        if (home == null || home.isBlank()) {
+            throw new IllegalStateException("System property mailroom.it.server-home is not set: run the integration "
+                    + "tests through Maven (mvn verify), which provisions the server and sets it");
+        }
+        Path serverHome = Path.of(home);
+        Path war = serverHome.resolve("standalone/deployments/mailroom.war");
+        if (!Files.exists(war)) {
+            throw new IllegalStateException(war + " does not exist: the server at " + serverHome
+                    + " is not provisioned (mvn package runs server-config/wildfly/configure.sh)");
+        }
+        Path workDir = workDir();
+        Path profileDir = workDir.resolve(profile);
+        try {
+            PostgresServer.deleteTree(profileDir);
+            Files.createDirectories(profileDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not prepare " + profileDir, e);
+        }
+
+        SmtpTestServer smtp = null;
+        PostgresServer postgres = null;
+        WildFlyServer server = null;
+        try {
+            Map<String, String> env = new LinkedHashMap<>();
+            if (!PROFILE_DEFAULT.equals(profile)) {
+                smtp = SmtpTestServer.start();
+                env.put("MAILROOM_PROVIDER", "smtp");
+                env.put("MAILROOM_SMTP_HOST", "127.0.0.1");
+                env.put("MAILROOM_SMTP_PORT", Integer.toString(smtp.port()));
+            }
+            if (PROFILE_POSTGRES.equals(profile)) {
+                postgres = PostgresServer.start(workDir, false);
+                env.put("MAILROOM_DB_URL", postgres.jdbcUrl());
+                env.put("MAILROOM_DB_USER", postgres.user());
+                env.put("MAILROOM_DB_PASSWORD", postgres.password());
+                env.put("MAILROOM_DB_DRIVER", "postgresql");
+            }
+            server = WildFlyServer.builder(serverHome)
+                    .config("standalone-mailroom.xml")
+                    .portOffset(offset)
+                    .baseDir(profileDir)
+                    .contextRoot("/mailroom")
+                    .readinessUrl("http://127.0.0.1:" + (8080 + offset) + "/mailroom" + HEALTH_PATH)
+                    .bootTimeout(Duration.ofSeconds(Long.getLong("mailroom.it.boot-timeout-seconds", 240)))
+                    .environment(env)
+                    .shutdownHook(false)
+                    .build();
+            ItEnvironment environment = new ItEnvironment(profile, workDir, profileDir, smtp, postgres, server);
+            Runtime.getRuntime().addShutdownHook(new Thread(environment::shutdown, "it-environment-stop"));
+            server.start();
+            System.err.println("[it-support] " + environment + " ready in "
+                    + Duration.between(begin, Instant.now()).toMillis() + " ms");
+            return environment;
+        } catch (RuntimeException | Error e) {
+            stopQuietly(server, postgres, smtp);
+            throw e;
+        }
+    }
+
+    private void shutdown() {
+        JmsClient client;
+        synchronized (this) {
+            client = jms;
+        }
+        if (client != null) {
+            try {
+                client.close();
+            } catch (RuntimeException ignored) {
+                // server already gone
+            }
+        }
+        stopQuietly(server, postgres, smtp);
+    }
+
+    private static void stopQuietly(WildFlyServer server, PostgresServer postgres, SmtpTestServer smtp) {
+        if (server != null) {
+            try {
+                server.stop(Duration.ofSeconds(20));
+            } catch (RuntimeException e) {
+                System.err.println("[it-support] stopping WildFly failed: " + e);
+            }
+        }
+        if (postgres != null) {
+            try {
+                postgres.stop();
+            } catch (RuntimeException e) {
+                System.err.println("[it-support] stopping PostgreSQL failed: " + e);
+            }
+        }
+        if (smtp != null) {
+            try {
+                smtp.close();
+            } catch (Exception e) {
+                System.err.println("[it-support] stopping the SMTP test server failed: " + e);
+            }
+        }
+    }
+}
