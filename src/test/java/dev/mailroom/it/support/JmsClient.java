@@ -2,7 +2,6 @@ package dev.mailroom.it.support;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
@@ -240,8 +239,9 @@ public final class JmsClient implements AutoCloseable {
         } else if (m instanceof BytesMessage b) {
             b.getBodyLength();
         }
-        for (Object name : Collections.list(m.getPropertyNames())) {
-            m.getObjectProperty((String) name);
+        Enumeration<?> names = m.getPropertyNames();
+        while (names.hasMoreElements()) {
+            m.getObjectProperty((String) names.nextElement());
         }
     }
 }

@@ -122,6 +122,7 @@ public final class PostgresServer implements AutoCloseable {
         try {
             workDir = workDir.toAbsolutePath().normalize();
             Files.createDirectories(workDir);
+            sweepStaleInstances(workDir);
             String id = Long.toString(System.currentTimeMillis(), 36) + "-" + randomHex(3);
             Path instanceDir = workDir.resolve("postgres-" + id);
             Files.createDirectories(instanceDir);
@@ -345,6 +346,36 @@ public final class PostgresServer implements AutoCloseable {
         } catch (SQLException e) {
             throw new IllegalStateException("Could not create role/database " + DATABASE + " on " + this
                     + ": " + e.getMessage() + "; log " + logFile + ":\n" + tail(logFile, 30), e);
+        }
+    }
+
+    /**
+     * Removes the data dirs of earlier instances whose postmaster is gone (a JVM killed with SIGKILL cannot clean
+     * up; its postgres stopped through the parent-death signal). Their logs stay.
+     */
+    private static void sweepStaleInstances(Path workDir) {
+        try (Stream<Path> dirs = Files.list(workDir)) {
+            for (Path dir : dirs.filter(d -> d.getFileName().toString().startsWith("postgres-")).toList()) {
+                Path data = dir.resolve("data");
+                if (!Files.isDirectory(data)) {
+                    continue;
+                }
+                Path pidFile = data.resolve("postmaster.pid");
+                // no pid file yet but recent: another JVM may be running initdb there right now
+                boolean live = !Files.exists(pidFile) && Files.getLastModifiedTime(data).toInstant()
+                        .isAfter(Instant.now().minus(Duration.ofMinutes(5)));
+                if (Files.exists(pidFile)) {
+                    String first = Files.readAllLines(pidFile).stream().findFirst().orElse("").trim();
+                    live = first.matches("\\d+") && ProcessHandle.of(Long.parseLong(first)).map(ProcessHandle::isAlive)
+                            .orElse(false);
+                }
+                if (!live) {
+                    deleteTree(data);
+                    deleteTree(dir.resolve("socket"));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            log("Could not clean up old PostgreSQL instances in " + workDir + ": " + e);
         }
     }
 
