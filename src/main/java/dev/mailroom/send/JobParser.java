@@ -369,6 +369,7 @@ public final class JobParser {
     }
 
     private static final class MalformedUtf8 extends Exception {
+        private static final long serialVersionUID = 1L;
         final int offset;
 
         MalformedUtf8(int offset) {

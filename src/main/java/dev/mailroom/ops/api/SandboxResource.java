@@ -21,13 +21,8 @@ public class SandboxResource {
 
     @GET
     public Response messages(@QueryParam("limit") @DefaultValue("50") String limit) {
-        int n;
-        try {
-            n = Integer.parseInt(limit);
-        } catch (NumberFormatException e) {
-            n = -1;
-        }
-        if (n < 1 || n > 1000) {
+        int n = Limits.parse(limit, 1, 1000);
+        if (n < 0) {
             return ApiError.response(Response.Status.BAD_REQUEST, "invalid_limit", "limit is a whole number from 1 to 1000");
         }
         return Response.ok(sandbox.recent(n).stream().map(SandboxResource::view).toList()).build();

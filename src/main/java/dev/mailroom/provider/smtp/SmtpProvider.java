@@ -330,8 +330,17 @@ public final class SmtpProvider implements MailProvider {
     }
 
     private static ProviderResponse fault(Status status, Throwable thrown, Throwable cause) {
-        return new ProviderResponse(status, NAME, null, null, thrown.getMessage(), null, null,
+        return new ProviderResponse(status, NAME, null, null, describe(thrown, cause), null, null,
                 cause.getClass().getName());
+    }
+
+    /** The exception's message and, when it does not already say it, the cause's ("Connection refused"). */
+    private static String describe(Throwable thrown, Throwable cause) {
+        String text = thrown.getMessage() == null ? thrown.getClass().getName() : thrown.getMessage();
+        if (cause != thrown && cause.getMessage() != null && !text.contains(cause.getMessage())) {
+            text = text + ": " + cause;
+        }
+        return text;
     }
 
     /** The RFC 3463 enhanced status code in a reply text ("5.1.1"), or null. */
@@ -381,7 +390,8 @@ public final class SmtpProvider implements MailProvider {
         p.setProperty("mail.smtp.sendpartial", "false");
         // DATA, never BDAT: the point of no return is the final dot, which only finishData() writes.
         p.setProperty("mail.smtp.chunksize", "0");
-        p.setProperty("mail.smtp.quitonsessionreject", "true");
+        // No QUIT after a refused greeting: its 221 would overwrite the refusal we report.
+        p.setProperty("mail.smtp.quitonsessionreject", "false");
         return p;
     }
 

@@ -300,9 +300,7 @@ public final class WildFlyServer implements AutoCloseable {
                         + " while booting (waiting for 200 from " + settings.readinessUrl + "); console log "
                         + consoleLog + ":\n" + PostgresServer.tail(consoleLog, 60));
             }
-            if (java == null) {
-                java = findJava().orElse(null);
-            }
+            java = findJava().orElse(null);
             try {
                 HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200 && java != null) {
@@ -325,7 +323,10 @@ public final class WildFlyServer implements AutoCloseable {
                 + consoleLog + ":\n" + tail);
     }
 
-    /** The server JVM: the descendant of the script whose executable is {@code java}. */
+    /**
+     * The server JVM: the descendant of the script running {@code jboss-modules.jar} (the script also runs
+     * short-lived {@code java -version} probes while it starts, which must not be mistaken for the server).
+     */
     private Optional<ProcessHandle> findJava() {
         if (java != null && java.isAlive()) {
             return Optional.of(java);
@@ -335,8 +336,31 @@ public final class WildFlyServer implements AutoCloseable {
         }
         return script.descendants()
                 .filter(ProcessHandle::isAlive)
-                .filter(h -> h.info().command().map(c -> c.endsWith("/java") || c.equals("java")).orElse(false))
-                .reduce((first, second) -> second); // the deepest/last one if the script ran helpers
+                .filter(WildFlyServer::isServerJvm)
+                .findFirst();
+    }
+
+    private static boolean isServerJvm(ProcessHandle h) {
+        ProcessHandle.Info info = h.info();
+        boolean java = info.command().map(c -> c.endsWith("/java") || c.equals("java")).orElse(false);
+        if (!java) {
+            return false;
+        }
+        Optional<String[]> args = info.arguments();
+        if (args.isPresent()) {
+            for (String arg : args.get()) {
+                if (arg.endsWith("jboss-modules.jar") || arg.equals("org.jboss.as.standalone")) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        // arguments unavailable: fall back to /proc
+        try {
+            return Files.readString(Path.of("/proc", Long.toString(h.pid()), "cmdline")).contains("jboss-modules.jar");
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private void awaitPortsFree(String when) {

@@ -143,7 +143,8 @@ class SmtpProviderTest {
 
         MimeMessage parsed = parse(server.received().get(0));
         assertThat(parsed.getContentType()).startsWith("text/html");
-        assertThat(parsed.getContent()).isEqualTo("<b>only</b>");
+        // the relay's copy ends with the line break DATA needs before its dot
+        assertThat(((String) parsed.getContent()).stripTrailing()).isEqualTo("<b>only</b>");
     }
 
     @Test
