@@ -128,8 +128,8 @@ public final class HttpApiProvider implements MailProvider {
     }
 
     /**
-     * The client's request timeout stops at the response headers; this bounds the whole exchange,
-     * body included, so a provider that stalls mid-body cannot hold the worker forever.
+     * The client's request timeout is only sure to cover the wait for the response headers; this
+     * bounds the whole exchange, body included, so an API that stalls mid-body cannot hold the worker.
      */
     private long backstopMillis() {
         return settings.connectTimeout().plus(settings.requestTimeout().multipliedBy(2)).toMillis();

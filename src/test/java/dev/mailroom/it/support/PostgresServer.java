@@ -629,7 +629,9 @@ public final class PostgresServer implements AutoCloseable {
                     // fill
                 }
             }
-            String[] all = new String(bytes, StandardCharsets.UTF_8).split("\\R");
+            // drop ANSI colour codes (WildFly's console handler writes them)
+            String text = new String(bytes, StandardCharsets.UTF_8).replaceAll("\u001B\\[[0-9;]*[A-Za-z]", "");
+            String[] all = text.split("\\R");
             int start = Math.max(from > 0 ? 1 : 0, all.length - lines);
             StringBuilder sb = new StringBuilder();
             for (int i = start; i < all.length; i++) {

@@ -389,7 +389,10 @@ class SmtpProviderTest {
             throw refused;
         };
 
+        long started = System.nanoTime();
         assertThatThrownBy(() -> provider().send(mail("m1", "k1"), failing)).isSameAs(refused);
+        // promptly: no QUIT is written into the open DATA and then waited for until the read timeout (5 s)
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(4));
 
         // the server saw the DATA end without its final dot and discarded it
         assertThat(server.awaitAbandoned(1, Duration.ofSeconds(5))).isTrue();

@@ -1,0 +1,58 @@
+package dev.mailroom.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mailroom.it.support.ApiClient;
+import dev.mailroom.provider.smtp.SmtpProvider;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/** Send jobs and their expectations, as the integration tests write them. */
+final class Jobs {
+
+    /** The Message-ID domain Mailroom uses by default (mailroom.smtp.message-id-domain). */
+    static final String MESSAGE_ID_DOMAIN = "mailroom.local";
+
+    private Jobs() {
+    }
+
+    /** A prefix no other test run uses, so tests sharing one server never see each other's jobs. */
+    static String runPrefix(String name) {
+        return name + "-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+    }
+
+    static String job(String messageId) {
+        return """
+                {"schema_version": 1, "message_id": "%s", "tenant": "it", "campaign_id": "it-campaign",
+                 "from": "Mailroom IT <noreply@example.com>", "to": ["alice@example.com"],
+                 "subject": "Hello %s", "text": "Hi Alice, this is %s."}""".formatted(messageId, messageId, messageId);
+    }
+
+    static List<String> ids(String prefix, int n) {
+        List<String> ids = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            ids.add(prefix + i);
+        }
+        return ids;
+    }
+
+    static List<String> jobs(List<String> ids) {
+        return ids.stream().map(Jobs::job).toList();
+    }
+
+    /** The stable Message-ID the SMTP provider gives a job whose idempotency key is {@code key}. */
+    static String smtpMessageId(String key) {
+        return SmtpProvider.messageIdFor(key, MESSAGE_ID_DOMAIN);
+    }
+
+    /** The job's state per the API, or null when the API does not know the job (404). */
+    static String state(ApiClient api, String messageId) {
+        HttpResponse<String> r = api.get("/api/v1/jobs/" + messageId);
+        if (r.statusCode() == 404) {
+            return null;
+        }
+        JsonNode job = api.getJson("/api/v1/jobs/" + messageId);
+        return job.path("state").asText();
+    }
+}

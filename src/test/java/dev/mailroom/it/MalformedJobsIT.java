@@ -1,0 +1,157 @@
+package dev.mailroom.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mailroom.it.support.ItEnvironment;
+import dev.mailroom.testsupport.SmtpTestServer;
+import jakarta.jms.BytesMessage;
+import jakarta.jms.Message;
+import jakarta.jms.TextMessage;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Malformed jobs are never sent, are dead-lettered with their bytes and reason (on the DLQ message
+ * byte-for-byte, in the dead_letter row bounded), and do not hold up the jobs behind them.
+ */
+@Tag("smtp")
+class MalformedJobsIT {
+
+    record Bad(String name, byte[] body, boolean text, String reason, String messageId) { }
+
+    @Test
+    void malformedJobsAreRecordedWithTheirBytesAndTheJobsBehindThemGoOn() throws Exception {
+        ItEnvironment env = ItEnvironment.get();
+        SmtpTestServer smtp = env.smtp();
+        String prefix = Jobs.runPrefix("malformed-" + env.profile());
+        String nonce = UUID.randomUUID().toString();
+
+        byte[] huge = new byte[20 * 1024 * 1024];
+        Arrays.fill(huge, (byte) 'x');
+        byte[] hugeHead = ("{\"schema_version\":1,\"message_id\":\"" + prefix + "huge\",\"text\":\"").getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(hugeHead, 0, huge, 0, hugeHead.length);
+
+        List<Bad> bad = List.of(
+                new Bad("not json", ("%PDF-1.7 not json at all " + nonce).getBytes(StandardCharsets.UTF_8), false,
+                        "not_json", null),
+                new Bad("not utf-8", new byte[] {'{', '"', (byte) 0xC3, (byte) 0x28, '"', ':', '1', '}', ' ',
+                        (byte) 0xFF, (byte) nonce.charAt(0), (byte) nonce.charAt(1), (byte) nonce.charAt(2)}, false,
+                        "not_json", null),
+                new Bad("no to", ("{\"schema_version\":1,\"message_id\":\"" + prefix + "no-to\","
+                        + "\"from\":\"a@example.com\",\"subject\":\"s\",\"text\":\"t\"}").getBytes(StandardCharsets.UTF_8),
+                        true, "schema_violation", prefix + "no-to"),
+                new Bad("unknown schema_version", ("{\"schema_version\":99,\"message_id\":\"" + prefix + "v99\","
+                        + "\"from\":\"a@example.com\",\"to\":[\"b@example.com\"],\"subject\":\"s\",\"text\":\"t\"}")
+                        .getBytes(StandardCharsets.UTF_8), true, "unsupported_schema_version", prefix + "v99"),
+                new Bad("20 MB body", huge, true, "too_large", null));
+
+        List<String> good = Jobs.ids(prefix + "good-", 5);
+        int before = smtp.receivedCount();
+        for (int i = 0; i < bad.size(); i++) {
+            Bad b = bad.get(i);
+            if (b.text()) {
+                env.jms().sendText("mail.send", new String(b.body(), StandardCharsets.UTF_8));
+            } else {
+                env.jms().sendBytes("mail.send", b.body());
+            }
+            env.jms().sendText("mail.send", Jobs.job(good.get(i)));
+        }
+
+        // the jobs behind the malformed ones are sent, and nothing else is
+        assertThat(smtp.awaitReceived(before + good.size(), Duration.ofMinutes(2))).isTrue();
+        Map<String, Integer> counts = smtp.countsByMessageId();
+        assertThat(good).allMatch(id -> counts.getOrDefault(Jobs.smtpMessageId(id), 0) == 1);
+        Thread.sleep(1000);
+        assertThat(smtp.receivedCount()).isEqualTo(before + good.size());
+
+        // every malformed job has a dead_letter row with its reason and its bytes (bounded), and a DLQ copy
+        List<Message> dlq = env.jms().browse("DLQ.mail.send");
+        for (Bad b : bad) {
+            String sha = sha256(b.body());
+            JsonNode row = awaitDeadLetter(env, sha);
+            assertThat(row.path("reason").asText()).as(b.name()).isEqualTo("poison");
+            assertThat(row.path("failure_class").asText()).as(b.name()).isEqualTo("poison");
+            assertThat(row.path("error_type").asText()).as(b.name()).isEqualTo(b.reason());
+            assertThat(row.path("source_queue").asText()).isEqualTo("mail.send");
+            assertThat(row.path("status").asText()).isEqualTo("open");
+            assertThat(row.path("payload_size").asLong()).as(b.name()).isEqualTo(b.body().length);
+            byte[] stored = Base64.getDecoder().decode(row.path("payload_base64").asText());
+            int kept = Math.min(b.body().length, 64 * 1024);
+            assertThat(stored).as(b.name()).isEqualTo(Arrays.copyOf(b.body(), kept));
+            assertThat(row.path("payload_truncated").asBoolean()).isEqualTo(b.body().length > kept);
+            assertThat(row.path("consumer_version").asText()).startsWith("0.1.0-SNAPSHOT+");
+            if (b.messageId() != null) {
+                assertThat(row.path("message_id").asText()).isEqualTo(b.messageId());
+                JsonNode job = env.api().getJson("/api/v1/jobs/" + b.messageId());
+                assertThat(job.path("state").asText()).isEqualTo("dead_lettered");
+                assertThat(job.path("attempts")).isEmpty();
+            } else {
+                assertThat(row.path("message_id").asText()).startsWith("jms:ID:");
+            }
+
+            Message copy = dlq.stream().filter(m -> sha.equals(property(m, "mr_payload_sha256"))).findFirst()
+                    .orElseThrow(() -> new AssertionError("no DLQ copy of " + b.name()));
+            assertThat(copy.getStringProperty("mr_reason")).isEqualTo("poison");
+            assertThat(copy.getStringProperty("mr_error_type")).isEqualTo(b.reason());
+            assertThat(copy.getStringProperty("mr_source_queue")).isEqualTo("mail.send");
+            assertThat(copy.getStringProperty("mr_error")).isNotBlank();
+            assertThat(bodyOf(copy)).as(b.name() + " byte-for-byte").isEqualTo(b.body());
+        }
+    }
+
+    private static JsonNode awaitDeadLetter(ItEnvironment env, String sha) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            for (JsonNode s : env.api().getJson("/api/v1/dead-letters?queue=mail.send&reason=poison&limit=1000")) {
+                JsonNode full = env.api().getJson("/api/v1/dead-letters/" + s.path("id").asLong());
+                if (sha.equals(full.path("payload_sha256").asText())) {
+                    return full;
+                }
+            }
+            sleep(500);
+        }
+        throw new AssertionError("no dead_letter row with payload sha256 " + sha);
+    }
+
+    private static String property(Message m, String name) {
+        try {
+            return m.getStringProperty(name);
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    private static byte[] bodyOf(Message m) throws Exception {
+        if (m instanceof TextMessage t) {
+            return t.getText().getBytes(StandardCharsets.UTF_8);
+        }
+        BytesMessage b = (BytesMessage) m;
+        b.reset();
+        byte[] out = new byte[(int) b.getBodyLength()];
+        b.readBytes(out);
+        return out;
+    }
+
+    static String sha256(byte[] b) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
