@@ -105,7 +105,7 @@ public final class ItEnvironment {
 
     /** A shared JMS client on the server's Artemis port (reconnects by itself after a server restart). */
     public synchronized JmsClient jms() {
-        if (jms == null) {
+        if (jms == null || jms.isClosed()) {
             jms = JmsClient.forPort(server.artemisPort());
         }
         return jms;
@@ -217,9 +217,11 @@ public final class ItEnvironment {
                     .environment(env)
                     .shutdownHook(false)
                     .build();
-            ItEnvironment environment = new ItEnvironment(profile, workDir, profileDir, smtp, postgres, server);
-            Runtime.getRuntime().addShutdownHook(new Thread(environment::shutdown, "it-environment-stop"));
             server.start();
+            ItEnvironment environment = new ItEnvironment(profile, workDir, profileDir, smtp, postgres, server);
+            // one hook, so the order is right: server first, then what it uses
+            // (killed JVMs: the server and postgres also get a parent-death signal)
+            Runtime.getRuntime().addShutdownHook(new Thread(environment::shutdown, "it-environment-stop"));
             System.err.println("[it-support] " + environment + " ready in "
                     + Duration.between(begin, Instant.now()).toMillis() + " ms");
             return environment;

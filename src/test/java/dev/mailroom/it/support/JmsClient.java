@@ -40,6 +40,7 @@ public final class JmsClient implements AutoCloseable {
     private final ActiveMQConnectionFactory factory;
     private Connection connection;
     private volatile boolean broken;
+    private boolean closed;
 
     public JmsClient(String brokerUrl, String user, String password) {
         this.brokerUrl = brokerUrl;
@@ -142,14 +143,22 @@ public final class JmsClient implements AutoCloseable {
         }, "receive from " + queue);
     }
 
-    /** Receives and acknowledges every message currently on the queue (waiting at most 500 ms for each). */
+    /**
+     * Receives and acknowledges every message currently on the queue (one consumer; stops when none arrives
+     * within 500 ms).
+     */
     public synchronized List<Message> drain(String queue) {
-        List<Message> out = new ArrayList<>();
-        Message m;
-        while ((m = receive(queue, Duration.ofMillis(500))) != null) {
-            out.add(m);
-        }
-        return out;
+        return inSession(false, session -> {
+            List<Message> out = new ArrayList<>();
+            try (MessageConsumer c = session.createConsumer(session.createQueue(queue))) {
+                Message m;
+                while ((m = c.receive(500)) != null) {
+                    materialise(m);
+                    out.add(m);
+                }
+            }
+            return out;
+        }, "drain " + queue);
     }
 
     /** Closes the current connection; the next call opens a new one. */
@@ -157,10 +166,18 @@ public final class JmsClient implements AutoCloseable {
         closeConnection();
     }
 
+    /** Closes the connection and the factory; the client cannot be used afterwards. */
     @Override
     public synchronized void close() {
-        closeConnection();
-        factory.close();
+        if (!closed) {
+            closed = true;
+            closeConnection();
+            factory.close();
+        }
+    }
+
+    public synchronized boolean isClosed() {
+        return closed;
     }
 
     @Override
@@ -188,6 +205,9 @@ public final class JmsClient implements AutoCloseable {
     }
 
     private Connection connection() throws JMSException {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
         if (connection != null && broken) {
             closeConnection();
         }

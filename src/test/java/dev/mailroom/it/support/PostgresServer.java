@@ -163,35 +163,37 @@ public final class PostgresServer implements AutoCloseable {
 
             PostgresServer server = null;
             try {
-                initdb(runAs, binDir, dataDir, pwFile, logFile);
-            } finally {
-                Files.deleteIfExists(pwFile);
-            }
-            IllegalStateException lastFailure = null;
-            for (int attempt = 1; attempt <= 3; attempt++) {
-                int port = freePort();
-                server = new PostgresServer(instanceDir, privateTmpRoot, binDir, dataDir, socketDir, logFile,
-                        runAs, port, superuserPassword);
                 try {
-                    server.launch();
-                    break;
-                } catch (IllegalStateException e) {
-                    server.destroyQuietly();
-                    lastFailure = e;
-                    server = null;
-                    if (!tail(logFile, 30).contains("Address already in use")) {
-                        break;
+                    initdb(runAs, binDir, dataDir, pwFile, logFile);
+                } finally {
+                    Files.deleteIfExists(pwFile);
+                }
+                IllegalStateException lastFailure = null;
+                for (int attempt = 1; attempt <= 3 && server == null; attempt++) {
+                    PostgresServer candidate = new PostgresServer(instanceDir, privateTmpRoot, binDir, dataDir,
+                            socketDir, logFile, runAs, freePort(), superuserPassword);
+                    try {
+                        candidate.launch();
+                        server = candidate;
+                    } catch (IllegalStateException e) {
+                        candidate.destroyQuietly();
+                        lastFailure = e;
+                        // another process took the port between choosing and binding it: try another one
+                        if (!tail(logFile, 15).contains("Address already in use")) {
+                            break;
+                        }
                     }
                 }
-            }
-            if (server == null) {
-                cleanupDirs(instanceDir, privateTmpRoot, socketDir, dataDir);
-                throw lastFailure;
-            }
-            try {
+                if (server == null) {
+                    throw lastFailure;
+                }
                 server.createDatabase();
-            } catch (RuntimeException e) {
-                server.stop();
+            } catch (IOException | RuntimeException e) {
+                if (server != null) {
+                    server.stopQuietly();
+                } else {
+                    cleanupDirs(instanceDir, privateTmpRoot, socketDir, dataDir);
+                }
                 throw e;
             }
             if (shutdownHook) {

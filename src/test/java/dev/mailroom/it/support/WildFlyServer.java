@@ -215,7 +215,7 @@ public final class WildFlyServer implements AutoCloseable {
     }
 
     public synchronized void stop(Duration timeout) {
-        if (script == null || !script.isAlive()) {
+        if (script == null || (!script.isAlive() && (java == null || !java.isAlive()))) {
             java = null;
             return;
         }

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Mailroom's throughput benchmark, one command (see bench/README.md):
+#
+#   bash bench/run.sh [N]          # N jobs per run, default 3000
+#
+# Builds and provisions the server into target-bench/ (tests skipped), then runs
+# dev.mailroom.bench.SendBench from the test classpath: broker ceiling (plain transacted consumer),
+# Mailroom with the sandbox provider (zero latency), Mailroom with the HTTP provider against a 50 ms
+# stub. Port offset 300 (HTTP 8380, management 10290, Artemis 61916), everything on 127.0.0.1.
+#
+# Optional environment:
+#   BENCH_CONSUMERS=4,2,8          MAILROOM_CONSUMERS values of the sandbox runs (the first hosts the baseline)
+#   BENCH_HTTP_CONSUMERS=4,16,32   MAILROOM_CONSUMERS values of the HTTP runs (empty: none)
+#   BENCH_LATENCY_MS=50            the stub provider's latency
+#   BENCH_SKIP_BUILD=1             reuse target-bench/ as it is (it must have been built)
+#
+# Needs only a JDK 17+ and Maven 3.8+. Leaves no server running: the benchmark JVM stops each server
+# it starts (also from a shutdown hook), and this script kills the one it recorded if that JVM did not.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+n="${1:-3000}"
+case "$n" in
+  ''|*[!0-9]*) echo "usage: bash bench/run.sh [N]   (N a positive number of jobs, default 3000)" >&2; exit 64 ;;
+esac
+build_dir="$root/target-bench"
+server_home="$build_dir/wildfly-39.0.1.Final"
+pid_file="$build_dir/bench-server.pid"
+
+cleanup() {
+  # Backstop only: the server JVM the benchmark recorded, if it is still alive and really ours.
+  if [ -f "$pid_file" ]; then
+    pid="$(cat "$pid_file" 2>/dev/null || true)"
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$server_home"; then
+      echo "[bench] stopping the leftover server (pid $pid)" >&2
+      kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    rm -f "$pid_file"
+  fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+cd "$root"
+if [ "${BENCH_SKIP_BUILD:-0}" != "1" ]; then
+  echo "[bench] building and provisioning the server into target-bench/ (the first run downloads ~350 MB into ~/.m2)"
+  build_log="$(mktemp)"
+  if ! mvn -B -q package -DskipTests -Dbuild.dir=target-bench >"$build_log" 2>&1; then
+    tail -n 60 "$build_log" >&2
+    echo "[bench] build failed (full log: $build_log)" >&2
+    exit 1
+  fi
+  rm -f "$build_log"
+fi
+if [ ! -x "$server_home/bin/standalone.sh" ] || [ ! -f "$server_home/standalone/deployments/mailroom.war" ]; then
+  echo "[bench] no provisioned server at $server_home" >&2
+  exit 1
+fi
+
+java_bin="java"
+if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
+  java_bin="$JAVA_HOME/bin/java"
+fi
+
+# exec:exec runs the benchmark in its own JVM with the test classpath (exec-maven-plugin 3.5.0 from the
+# pom's pluginManagement); test-compile makes sure the classes are there when the build was skipped.
+mvn -B -q -Dbuild.dir=target-bench test-compile exec:exec \
+  -Dexec.classpathScope=test \
+  -Dexec.executable="$java_bin" \
+  -Dexec.args="-Xmx512m -classpath %classpath \
+ -Dbench.server-home=$server_home \
+ -Dbench.work-dir=$build_dir/bench-work \
+ -Dbench.pid-file=$pid_file \
+ -Dbench.port-offset=300 \
+ -Dbench.consumers=${BENCH_CONSUMERS-4,2,8} \
+ -Dbench.http-consumers=${BENCH_HTTP_CONSUMERS-4,16,32} \
+ -Dbench.latency-ms=${BENCH_LATENCY_MS:-50} \
+ dev.mailroom.bench.SendBench $n"

@@ -1,0 +1,835 @@
+package dev.mailroom.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import dev.mailroom.it.support.ApiClient;
+import dev.mailroom.it.support.JmsClient;
+import dev.mailroom.it.support.WildFlyServer;
+import jakarta.jms.Connection;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.MessageConsumer;
+import jakarta.jms.Session;
+import jakarta.jms.TextMessage;
+import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
+
+/**
+ * Mailroom's throughput benchmark (not a test: run it with {@code bash bench/run.sh [N]}, see bench/README.md).
+ *
+ * <p>In one invocation, on the WildFly the build provisioned, port offset 300 (HTTP 8380, management 10290, Artemis
+ * 61916), each server start with a fresh data dir:
+ * <ol>
+ *   <li><b>broker ceiling</b>: a queue {@code bench.baseline} is added to the running server with the address
+ *       settings of {@code mail.send}; N persistent 1 KiB text messages are produced to it, then consumed by one
+ *       plain transacted JMS consumer (Artemis core client over TCP) that commits after every message. Only the
+ *       consumption is timed.</li>
+ *   <li><b>Mailroom, sandbox provider, zero latency</b>: {@code mail.send} is paused, N jobs (~1 KiB JSON) are
+ *       produced, the queue is resumed and the clock starts; it stops when the queue holds nothing (depth 0, none in
+ *       flight, none scheduled). Then the Prometheus counters must show exactly N {@code sent_to_provider} outcomes,
+ *       N provider attempts and nothing else. Once per {@code MAILROOM_CONSUMERS} value (a server start each).</li>
+ *   <li><b>Mailroom, HTTP provider, 50 ms latency</b>: the same against {@link ProviderStub} in this JVM, which must
+ *       have received exactly N requests with N distinct idempotency keys. Once per {@code MAILROOM_CONSUMERS}
+ *       value.</li>
+ * </ol>
+ * A warm-up (not timed) precedes every measured run. Exits 1 if any run lost, duplicated or failed jobs or timed out.
+ *
+ * <p>Arguments: {@code [N]}. System properties: {@code bench.server-home}, {@code bench.work-dir},
+ * {@code bench.port-offset} (300), {@code bench.consumers} (sandbox runs, {@code 4,2,8}; the first one also hosts
+ * the baseline), {@code bench.http-consumers} ({@code 4,16,32}), {@code bench.latency-ms} (50),
+ * {@code bench.warmup} (min(200, N/10)), {@code bench.pid-file} (where the server JVM's pid is written while it runs,
+ * for bench/run.sh's cleanup).
+ */
+public final class SendBench {
+
+    private static final String SEND_QUEUE = "mail.send";
+    private static final String BASELINE_QUEUE = "bench.baseline";
+    private static final String MESSAGING = "/subsystem=messaging-activemq/server=default";
+    private static final String CONFIG = "standalone-bench.xml";
+    private static final int BODY_BYTES = 1024;
+    private static final Duration POLL = Duration.ofMillis(50);
+    private static final Pattern PROM_LINE = Pattern.compile("^(mailroom_(?:jobs|attempts)_total)\\{([^}]*)}\\s+(\\S+)");
+    private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
+
+    private final int n;
+    private final int warmup;
+    private final Path home;
+    private final Path work;
+    private final int offset;
+    private final List<Integer> sandboxConsumers;
+    private final List<Integer> httpConsumers;
+    private final long latencyMs;
+    private final Path pidFile;
+    private final String nonce = Long.toString(System.currentTimeMillis(), 36);
+    private final HttpClient http = HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final List<Row> rows = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+    private final List<String> failures = new ArrayList<>();
+    private double baselineRate = Double.NaN;
+    private Integer mdbPoolSize;
+
+    private Running current;
+
+    private SendBench(int n) {
+        this.n = n;
+        this.warmup = Integer.getInteger("bench.warmup", Math.min(200, Math.max(10, n / 10)));
+        this.home = Path.of(System.getProperty("bench.server-home", "target-bench/wildfly-39.0.1.Final"))
+                .toAbsolutePath().normalize();
+        this.work = Path.of(System.getProperty("bench.work-dir", "target-bench/bench-work")).toAbsolutePath().normalize();
+        this.offset = Integer.getInteger("bench.port-offset", 300);
+        this.sandboxConsumers = ints(System.getProperty("bench.consumers", "4,2,8"));
+        this.httpConsumers = ints(System.getProperty("bench.http-consumers", "4,16,32"));
+        this.latencyMs = Long.getLong("bench.latency-ms", 50);
+        String pid = System.getProperty("bench.pid-file", "");
+        this.pidFile = pid.isBlank() ? null : Path.of(pid).toAbsolutePath();
+    }
+
+    public static void main(String[] args) {
+        int n = args.length > 0 ? Integer.parseInt(args[0].trim()) : 3000;
+        if (n < 1) {
+            throw new IllegalArgumentException("N must be positive, got " + n);
+        }
+        SendBench bench = new SendBench(n);
+        int code;
+        try {
+            code = bench.run();
+        } catch (RuntimeException | Error e) {
+            e.printStackTrace();
+            System.err.println("[bench] FAILED: " + e);
+            code = 2;
+        } finally {
+            bench.stopCurrent();
+        }
+        System.out.flush();
+        System.exit(code);
+    }
+
+    // ------------------------------------------------------------------ the runs
+
+    private int run() {
+        Instant begin = Instant.now();
+        prepareWorkDir();
+        printMachine();
+        log("N=" + n + ", warm-up " + warmup + " per run, sandbox MAILROOM_CONSUMERS " + sandboxConsumers
+                + ", http MAILROOM_CONSUMERS " + httpConsumers + " at " + latencyMs + " ms, port offset " + offset
+                + ", work dir " + work);
+
+        boolean first = true;
+        for (int consumers : sandboxConsumers) {
+            startServer("sandbox-c" + consumers, Map.of("MAILROOM_CONSUMERS", Integer.toString(consumers)), consumers);
+            if (first) {
+                readPoolSettings();
+                baseline();
+                first = false;
+            }
+            mailroomRun("Mailroom sandbox, 0 ms", consumers, null);
+            stopCurrent();
+        }
+        if (!httpConsumers.isEmpty()) {
+            try (ProviderStub stub = new ProviderStub(latencyMs, 256)) {
+                for (int consumers : httpConsumers) {
+                    Map<String, String> env = new LinkedHashMap<>();
+                    env.put("MAILROOM_PROVIDER", "http");
+                    env.put("MAILROOM_HTTP_PROFILE", "generic");
+                    env.put("MAILROOM_HTTP_BASE_URL", stub.baseUrl());
+                    env.put("MAILROOM_CONSUMERS", Integer.toString(consumers));
+                    startServer("http-c" + consumers, env, consumers);
+                    if (mdbPoolSize == null) {
+                        readPoolSettings();
+                    }
+                    mailroomRun("Mailroom http, " + latencyMs + " ms", consumers, stub);
+                    stopCurrent();
+                }
+            }
+        }
+        String report = report(Duration.between(begin, Instant.now()));
+        System.out.println(report);
+        try {
+            Files.writeString(work.resolve("results.txt"), report);
+        } catch (IOException e) {
+            log("could not write results.txt: " + e);
+        }
+        return failures.isEmpty() ? 0 : 1;
+    }
+
+    /** The broker's own ceiling: one transacted consumer, commit after every message, same address settings. */
+    private void baseline() {
+        Running s = current;
+        JsonNode setting = s.cli.op(MESSAGING + "/address-setting=" + SEND_QUEUE + ":read-resource(include-defaults=false)");
+        List<String> attrs = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = setting.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            JsonNode v = e.getValue();
+            if (v == null || v.isNull()) {
+                continue;
+            }
+            attrs.add(e.getKey() + "=" + (v.isTextual() ? "\"" + v.asText() + "\"" : v.asText()));
+        }
+        s.cli.op(MESSAGING + "/address-setting=" + BASELINE_QUEUE + ":add(" + String.join(", ", attrs) + ")");
+        s.cli.op(MESSAGING + "/queue=" + BASELINE_QUEUE + ":add(queue-address=" + BASELINE_QUEUE
+                + ", routing-type=ANYCAST, durable=true)");
+        log("baseline queue " + BASELINE_QUEUE + " added with the address settings of " + SEND_QUEUE + ": " + attrs);
+
+        // warm-up, same code, not timed
+        s.jms.sendAll(BASELINE_QUEUE, baselineBodies("w", warmup));
+        Consumed w = consumeTransacted(s, "w", warmup);
+        if (!w.problems.isEmpty()) {
+            fail("baseline warm-up: " + w.problems);
+        }
+
+        long p0 = System.nanoTime();
+        s.jms.sendAll(BASELINE_QUEUE, baselineBodies("m", n));
+        double produceSec = seconds(System.nanoTime() - p0);
+        long depth = s.cli.op(MESSAGING + "/queue=" + BASELINE_QUEUE + ":read-attribute(name=message-count)").asLong();
+        if (depth != n) {
+            fail("baseline: " + depth + " messages on " + BASELINE_QUEUE + " after producing " + n);
+        }
+        String load = loadAverage();
+        Cpu cpu0 = Cpu.sample(s.server);
+        Consumed c = consumeTransacted(s, "m", n);
+        Cpu cpu1 = Cpu.sample(s.server);
+        long left = s.cli.op(MESSAGING + "/queue=" + BASELINE_QUEUE + ":read-attribute(name=message-count)").asLong();
+        if (left != 0) {
+            c.problems.add(left + " messages left on the queue");
+        }
+        baselineRate = c.received / c.seconds;
+        String params = "1 consumer, commit per message, N=" + n + " x 1 KiB persistent";
+        String details = String.format(Locale.ROOT, "%d received in %.2f s; core client over TCP; commit p50 %.2f ms, "
+                        + "p99 %.2f ms; %s; produced beforehand in %.1f s (%.0f msg/s); load avg %s",
+                c.received, c.seconds, c.commitP50Ms, c.commitP99Ms, cpu0.until(cpu1, c.received, c.seconds), produceSec,
+                n / produceSec, load);
+        rows.add(new Row("Broker ceiling: transacted consumer", baselineRate, "msg/s", 1.0, params, details,
+                String.join("; ", c.problems)));
+        if (!c.problems.isEmpty()) {
+            fail("baseline: " + c.problems);
+        }
+        log(String.format(Locale.ROOT, "baseline: %d messages in %.2f s = %.0f msg/s", c.received, c.seconds, baselineRate));
+        s.cli.op(MESSAGING + "/queue=" + BASELINE_QUEUE + ":remove");
+        s.cli.op(MESSAGING + "/address-setting=" + BASELINE_QUEUE + ":remove");
+    }
+
+    private List<String> baselineBodies(String phase, int count) {
+        List<String> bodies = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            bodies.add(pad(baselinePrefix(phase) + String.format(Locale.ROOT, "%08d|", i), BODY_BYTES));
+        }
+        return bodies;
+    }
+
+    private String baselinePrefix(String phase) {
+        return "bench-" + nonce + "-" + phase + "-";
+    }
+
+    private Consumed consumeTransacted(Running s, String phase, int count) {
+        Consumed out = new Consumed();
+        String prefix = baselinePrefix(phase);
+        BitSet seen = new BitSet(count);
+        long[] commits = new long[count];
+        try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:" + s.server.artemisPort(),
+                JmsClient.DEFAULT_USER, JmsClient.DEFAULT_PASSWORD);
+             Connection connection = factory.createConnection()) {
+            Session session = connection.createSession(true, Session.SESSION_TRANSACTED);
+            MessageConsumer consumer = session.createConsumer(session.createQueue(BASELINE_QUEUE));
+            connection.start();
+            long t0 = System.nanoTime();
+            int i = 0;
+            for (; i < count; i++) {
+                Message m = consumer.receive(30_000);
+                if (m == null) {
+                    out.problems.add("lost: no message within 30 s after " + i + " of " + count);
+                    break;
+                }
+                String body = ((TextMessage) m).getText();
+                if (body == null || !body.startsWith(prefix)) {
+                    out.problems.add("unexpected message " + abbreviate(body));
+                } else {
+                    int idx = Integer.parseInt(body.substring(prefix.length(), body.indexOf('|', prefix.length())));
+                    if (seen.get(idx)) {
+                        out.duplicates++;
+                    }
+                    seen.set(idx);
+                }
+                long c0 = System.nanoTime();
+                session.commit();
+                commits[i] = System.nanoTime() - c0;
+            }
+            long t1 = System.nanoTime();
+            out.received = i;
+            out.seconds = seconds(t1 - t0);
+            Message extra;
+            int extras = 0;
+            while ((extra = consumer.receive(500)) != null) {
+                extras++;
+                session.commit();
+                if (extras > count) {
+                    break;
+                }
+            }
+            if (extras > 0) {
+                out.problems.add(extras + " messages more than produced");
+            }
+            if (out.duplicates > 0) {
+                out.problems.add(out.duplicates + " duplicates");
+            }
+            if (seen.cardinality() != count) {
+                out.problems.add((count - seen.cardinality()) + " of " + count + " never received");
+            }
+            long[] done = Arrays.copyOf(commits, Math.max(1, i));
+            Arrays.sort(done);
+            out.commitP50Ms = done[done.length / 2] / 1e6;
+            out.commitP99Ms = done[Math.min(done.length - 1, (int) Math.ceil(done.length * 0.99) - 1)] / 1e6;
+            session.close();
+        } catch (JMSException e) {
+            throw new IllegalStateException("baseline consumer failed: " + e, e);
+        }
+        return out;
+    }
+
+    /**
+     * One measured Mailroom run on the current server: pause mail.send, produce N jobs, resume (clock starts), wait
+     * until the queue is empty (clock stops), then check the counts.
+     */
+    private void mailroomRun(String figure, int consumers, ProviderStub stub) {
+        Running s = current;
+        String label = (stub == null ? "sandbox" : "http") + "-c" + consumers;
+        List<String> problems = new ArrayList<>();
+
+        // warm-up: not timed, the queue running as usual
+        Map<String, Double> w0 = counters();
+        s.jms.sendAll(SEND_QUEUE, jobs(label + "-w", warmup));
+        awaitCounter(w0, "jobs", "sent_to_provider", warmup, Duration.ofSeconds(60 + warmup * (stub == null ? 1 : latencyMs) / 100));
+        awaitQueueEmpty(s, Duration.ofSeconds(30));
+
+        Map<String, Double> before = counters();
+        s.cli.op(MESSAGING + "/queue=" + SEND_QUEUE + ":pause");
+        long p0 = System.nanoTime();
+        s.jms.sendAll(SEND_QUEUE, jobs(label, n));
+        double produceSec = seconds(System.nanoTime() - p0);
+        Figures loaded = queue(s);
+        if (loaded.depth != n) {
+            problems.add("after producing " + n + " jobs on the paused queue its depth is " + loaded.depth);
+        }
+        if (stub != null) {
+            stub.reset();
+        }
+        String load0 = loadAverage();
+        Cpu cpu0 = Cpu.sample(s.server);
+        long t0 = System.nanoTime();
+        s.cli.op(MESSAGING + "/queue=" + SEND_QUEUE + ":resume");
+        long timeoutNanos = Duration.ofSeconds(60).toNanos()
+                + (long) n * Duration.ofMillis(stub == null ? 20 : Math.max(20, latencyMs)).toNanos();
+        Figures f = loaded;
+        long t1;
+        while (true) {
+            sleep(POLL);
+            f = queue(s);
+            t1 = System.nanoTime();
+            if (f.depth == 0 && f.inFlight == 0 && f.scheduled == 0) {
+                break;
+            }
+            if (t1 - t0 > timeoutNanos) {
+                problems.add(String.format(Locale.ROOT, "TIMED OUT after %.0f s: depth %d, in flight %d, scheduled %d",
+                        seconds(t1 - t0), f.depth, f.inFlight, f.scheduled));
+                break;
+            }
+        }
+        double sec = seconds(t1 - t0);
+        Cpu cpu1 = Cpu.sample(s.server);
+        String load1 = loadAverage();
+
+        // the counts: every job exactly once
+        awaitCounter(before, "jobs", "sent_to_provider", n, Duration.ofSeconds(15));
+        sleep(Duration.ofSeconds(1)); // anything late (a duplicate, a redelivery) would show now
+        Map<String, Double> after = counters();
+        Map<String, Long> delta = delta(before, after);
+        long sent = delta.getOrDefault("jobs|sent_to_provider", 0L);
+        long attempts = delta.entrySet().stream().filter(e -> e.getKey().startsWith("attempts|"))
+                .mapToLong(Map.Entry::getValue).sum();
+        long accepted = delta.getOrDefault("attempts|accepted", 0L);
+        if (sent != n) {
+            problems.add("sent_to_provider counted " + sent + ", expected " + n);
+        }
+        delta.forEach((k, v) -> {
+            if (k.startsWith("jobs|") && !k.equals("jobs|sent_to_provider") && v != 0) {
+                problems.add("outcome " + k.substring(5) + ": " + v);
+            }
+        });
+        if (attempts != n || accepted != n) {
+            problems.add("provider attempts " + attempts + " (accepted " + accepted + "), expected " + n);
+        }
+        Figures end = queue(s);
+        if (end.dlqDepth != 0) {
+            problems.add(end.dlqDepth + " messages on the DLQ");
+        }
+        if (end.depth != 0 || end.inFlight != 0 || end.scheduled != 0) {
+            problems.add("queue not empty at the end: " + end);
+        }
+        int peakRequests = -1;
+        if (stub != null) {
+            peakRequests = stub.peakConcurrency();
+            if (stub.requests() != n || stub.distinctKeys() != n || stub.unexpected() != 0) {
+                problems.add("provider stub received " + stub.requests() + " requests with " + stub.distinctKeys()
+                        + " distinct idempotency keys (" + stub.unexpected() + " unexpected), expected " + n);
+            }
+        }
+        JsonNode mdb = s.cli.op("/deployment=mailroom.war/subsystem=ejb3/message-driven-bean=SendConsumer"
+                + ":read-resource(include-runtime=true)");
+        long peakInvocations = mdb.path("peak-concurrent-invocations").asLong(-1);
+        long poolMax = mdb.path("pool-max-size").asLong(-1);
+
+        double rate = n / sec;
+        StringBuilder params = new StringBuilder();
+        StringBuilder details = new StringBuilder();
+        params.append("MAILROOM_CONSUMERS=").append(consumers).append(", peak concurrent onMessage ")
+                .append(peakInvocations);
+        details.append(String.format(Locale.ROOT, "%d jobs in %.2f s", n, sec)).append("; MDB pool max ").append(poolMax);
+        if (stub != null) {
+            int effective = (int) Math.min(consumers, poolMax > 0 ? poolMax : consumers);
+            double ceiling = consumers / (latencyMs / 1000.0);
+            params.append(String.format(Locale.ROOT, ", ceiling %d/%.2fs = %.0f/s (%.0f%%)", consumers,
+                    latencyMs / 1000.0, ceiling, 100 * rate / ceiling));
+            if (effective != consumers) {
+                double effectiveCeiling = effective / (latencyMs / 1000.0);
+                params.append(String.format(Locale.ROOT, ", pool-capped %d/%.2fs = %.0f/s (%.0f%%)", effective,
+                        latencyMs / 1000.0, effectiveCeiling, 100 * rate / effectiveCeiling));
+            }
+            details.append("; provider stub: ").append(stub.requests()).append(" requests, ")
+                    .append(stub.distinctKeys()).append(" distinct idempotency keys, peak ").append(peakRequests)
+                    .append(" concurrent requests");
+        }
+        details.append("; ").append(cpu0.until(cpu1, n, sec));
+        details.append(String.format(Locale.ROOT, "; produced beforehand in %.1f s; load avg %s -> %s", produceSec,
+                load0, load1));
+        rows.add(new Row(figure + ", " + consumers + " consumers", rate, "jobs/s", rate / baselineRate,
+                params.toString(), details.toString(), String.join("; ", problems)));
+        log(String.format(Locale.ROOT, "%s: %d jobs in %.2f s = %.0f jobs/s %s", label, n, sec, rate,
+                problems.isEmpty() ? "(all counted once)" : "PROBLEMS " + problems));
+        if (!problems.isEmpty()) {
+            fail(label + ": " + problems);
+        }
+    }
+
+    private List<String> jobs(String label, int count) {
+        List<String> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            String id = "bench-" + nonce + "-" + label + "-" + i;
+            out.add(pad("{\"schema_version\":1,\"message_id\":\"" + id + "\",\"from\":\"noreply@example.com\","
+                    + "\"to\":[\"alice@example.com\"],\"subject\":\"Bench " + id + "\",\"text\":\"Hi Alice. ", BODY_BYTES - 2)
+                    + "\"}");
+        }
+        return out;
+    }
+
+    /** Pads a prefix with ASCII text to {@code length} characters (bytes). */
+    private static String pad(String prefix, int length) {
+        StringBuilder b = new StringBuilder(length).append(prefix);
+        String filler = "lorem ipsum dolor sit amet ";
+        int i = 0;
+        while (b.length() < length) {
+            b.append(filler.charAt(i++ % filler.length()));
+        }
+        return b.toString();
+    }
+
+    // ------------------------------------------------------------------ server
+
+    private void startServer(String name, Map<String, String> env, int consumers) {
+        Path cfgDir = home.resolve("standalone/configuration");
+        try {
+            // a fresh copy each start: management changes (the baseline queue) never reach standalone-mailroom.xml
+            Files.copy(cfgDir.resolve("standalone-mailroom.xml"), cfgDir.resolve(CONFIG), StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException("no configured server at " + home + " (run mvn package -Dbuild.dir=...)", e);
+        }
+        Path dir = work.resolve(name);
+        WildFlyServer server = WildFlyServer.builder(home)
+                .config(CONFIG)
+                .portOffset(offset)
+                .baseDir(dir)
+                .contextRoot("/mailroom")
+                .readinessUrl("http://127.0.0.1:" + (8080 + offset) + "/mailroom/api/v1/health")
+                .bootTimeout(Duration.ofSeconds(240))
+                .environment(env)
+                // peak-concurrent-invocations of the MDB: the concurrency actually reached
+                .systemProperty("wildfly.ejb3.statistics-enabled", "true")
+                .build();
+        log("starting WildFly '" + name + "' with " + env);
+        current = new Running(server, null, null, null);
+        server.start();
+        server.javaPid().ifPresent(pid -> writePid(Long.toString(pid)));
+        JbossCli cli = new JbossCli(home, server.managementPort(), dir.resolve("log/jboss-cli.log"));
+        current = new Running(server, cli, JmsClient.forPort(server.artemisPort()), new ApiClient(server.baseUrl()));
+        // the MDB's sessions are the queue's consumers
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        Figures f = queue(current);
+        while (f.consumers != consumers && System.nanoTime() < deadline) {
+            sleep(Duration.ofMillis(250));
+            f = queue(current);
+        }
+        if (f.consumers != consumers) {
+            throw new IllegalStateException(SEND_QUEUE + " has " + f.consumers + " consumers, expected " + consumers);
+        }
+        log("WildFly '" + name + "' ready in " + server.lastBootTime().toMillis() + " ms, " + f.consumers
+                + " consumers on " + SEND_QUEUE);
+    }
+
+    private void readPoolSettings() {
+        JsonNode pool = current.cli.op("/subsystem=ejb3/strict-max-bean-instance-pool=mdb-strict-max-pool"
+                + ":read-resource(include-runtime=true)");
+        mdbPoolSize = pool.path("derived-size").isMissingNode() || pool.path("derived-size").isNull()
+                ? pool.path("max-pool-size").asInt() : pool.path("derived-size").asInt();
+        String note = "MDB instance pool mdb-strict-max-pool: derive-size=" + pool.path("derive-size").asText()
+                + ", derived-size=" + pool.path("derived-size").asText() + ", max-pool-size attribute="
+                + pool.path("max-pool-size").asText() + " -> at most " + mdbPoolSize
+                + " concurrent onMessage calls, whatever MAILROOM_CONSUMERS (maxSession) says";
+        JsonNode ds = current.cli.op("/subsystem=datasources/data-source=MailroomDS:read-attribute(name=max-pool-size"
+                + ",resolve-expressions=true)");
+        note += "; MailroomDS max-pool-size " + ds.asText();
+        notes.add(note);
+        log(note);
+    }
+
+    private void stopCurrent() {
+        Running s = current;
+        current = null;
+        if (s == null) {
+            return;
+        }
+        if (s.jms != null) {
+            try {
+                s.jms.close();
+            } catch (RuntimeException ignored) {
+                // server may be gone
+            }
+        }
+        if (s.cli != null) {
+            s.cli.close();
+        }
+        try {
+            s.server.close();
+        } finally {
+            writePid(null);
+        }
+    }
+
+    private void writePid(String pid) {
+        if (pidFile == null) {
+            return;
+        }
+        try {
+            if (pid == null) {
+                Files.deleteIfExists(pidFile);
+            } else {
+                Files.createDirectories(pidFile.getParent());
+                Files.writeString(pidFile, pid + "\n");
+            }
+        } catch (IOException e) {
+            log("could not write " + pidFile + ": " + e);
+        }
+    }
+
+    private void prepareWorkDir() {
+        try {
+            if (Files.exists(work)) {
+                try (Stream<Path> walk = Files.walk(work)) {
+                    for (Path p : walk.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
+                        Files.delete(p);
+                    }
+                }
+            }
+            Files.createDirectories(work);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not prepare " + work, e);
+        }
+    }
+
+    // ------------------------------------------------------------------ observation
+
+    private record Figures(long depth, long inFlight, long scheduled, long consumers, long dlqDepth) {
+    }
+
+    private Figures queue(Running s) {
+        JsonNode all = s.api.getJson("/api/v1/queues");
+        for (JsonNode q : all) {
+            if (SEND_QUEUE.equals(q.path("queue").asText())) {
+                return new Figures(q.path("depth").asLong(), q.path("in_flight").asLong(), q.path("scheduled").asLong(),
+                        q.path("consumers").asLong(), q.path("dead_letter_depth").asLong());
+            }
+        }
+        throw new IllegalStateException("GET /api/v1/queues does not list " + SEND_QUEUE + ": " + all);
+    }
+
+    private void awaitQueueEmpty(Running s, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Figures f = queue(s);
+        while ((f.depth != 0 || f.inFlight != 0 || f.scheduled != 0) && System.nanoTime() < deadline) {
+            sleep(POLL);
+            f = queue(s);
+        }
+        if (f.depth != 0 || f.inFlight != 0 || f.scheduled != 0) {
+            throw new IllegalStateException(SEND_QUEUE + " not empty after the warm-up: " + f);
+        }
+    }
+
+    /** Mailroom's counters for mail.send from Prometheus: {@code jobs|<outcome>} and {@code attempts|<status>}. */
+    private Map<String, Double> counters() {
+        URI uri = URI.create("http://127.0.0.1:" + (9990 + offset) + "/prometheus");
+        HttpResponse<String> r;
+        try {
+            r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("GET " + uri + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException("GET " + uri + " answered " + r.statusCode());
+        }
+        Map<String, Double> out = new HashMap<>();
+        for (String line : r.body().split("\n")) {
+            Matcher m = PROM_LINE.matcher(line);
+            if (!m.find()) {
+                continue;
+            }
+            Map<String, String> labels = new HashMap<>();
+            Matcher l = LABEL.matcher(m.group(2));
+            while (l.find()) {
+                labels.put(l.group(1), l.group(2));
+            }
+            if (!SEND_QUEUE.equals(labels.get("queue"))) {
+                continue;
+            }
+            String key = m.group(1).equals("mailroom_jobs_total") ? "jobs|" + labels.get("outcome")
+                    : "attempts|" + labels.get("status");
+            out.merge(key, Double.parseDouble(m.group(3)), Double::sum);
+        }
+        return out;
+    }
+
+    private void awaitCounter(Map<String, Double> before, String kind, String name, long expected, Duration timeout) {
+        String key = kind + "|" + name;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long got;
+        do {
+            got = Math.round(counters().getOrDefault(key, 0.0) - before.getOrDefault(key, 0.0));
+            if (got >= expected) {
+                return;
+            }
+            sleep(Duration.ofMillis(100));
+        } while (System.nanoTime() < deadline);
+        log("counter " + key + " reached +" + got + " of +" + expected + " within " + timeout.toSeconds() + " s");
+    }
+
+    private static Map<String, Long> delta(Map<String, Double> before, Map<String, Double> after) {
+        Map<String, Long> d = new LinkedHashMap<>();
+        for (String k : after.keySet()) {
+            d.put(k, Math.round(after.get(k) - before.getOrDefault(k, 0.0)));
+        }
+        return d;
+    }
+
+    /**
+     * CPU time from /proc: the server JVM's user+system ticks and the whole machine's busy and iowait ticks
+     * (USER_HZ, 100 per second on Linux).
+     */
+    private record Cpu(long serverTicks, long machineTotal, long machineIdle, long machineIowait) {
+
+        static Cpu sample(WildFlyServer server) {
+            long serverTicks = -1;
+            long pid = server.javaPid().orElse(-1);
+            if (pid > 0) {
+                try {
+                    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split("\\s+");
+                    serverTicks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                } catch (IOException | RuntimeException ignored) {
+                    // not on Linux
+                }
+            }
+            long total = 0;
+            long idle = 0;
+            long iowait = 0;
+            try {
+                String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+                for (int i = 1; i < f.length && i <= 8; i++) {
+                    total += Long.parseLong(f[i]);
+                }
+                idle = Long.parseLong(f[4]);
+                iowait = Long.parseLong(f[5]);
+            } catch (IOException | RuntimeException ignored) {
+                // not on Linux
+            }
+            return new Cpu(serverTicks, total, idle, iowait);
+        }
+
+        /** "server CPU 12.3 ms/item (87% of 2 cores); machine busy 95%, iowait 2%" between this and a later sample. */
+        String until(Cpu later, int items, double seconds) {
+            StringBuilder b = new StringBuilder();
+            int cpus = Runtime.getRuntime().availableProcessors();
+            if (serverTicks >= 0 && later.serverTicks >= 0) {
+                double cpuSec = (later.serverTicks - serverTicks) / 100.0;
+                b.append(String.format(Locale.ROOT, "server CPU %.1f ms/item (%.0f%% of %d cores)", 1000 * cpuSec / items,
+                        100 * cpuSec / seconds / cpus, cpus));
+            }
+            long total = later.machineTotal - machineTotal;
+            if (total > 0) {
+                long idleTicks = later.machineIdle - machineIdle;
+                long ioTicks = later.machineIowait - machineIowait;
+                b.append(b.length() > 0 ? "; " : "").append(String.format(Locale.ROOT, "machine busy %.0f%%, iowait %.0f%%",
+                        100.0 * (total - idleTicks - ioTicks) / total, 100.0 * ioTicks / total));
+            }
+            return b.toString();
+        }
+    }
+
+    // ------------------------------------------------------------------ report
+
+    private record Row(String figure, double rate, String unit, double ratio, String params, String details,
+                       String problems) {
+    }
+
+    private static final class Consumed {
+        int received;
+        double seconds;
+        int duplicates;
+        double commitP50Ms;
+        double commitP99Ms;
+        final List<String> problems = new ArrayList<>();
+    }
+
+    private record Running(WildFlyServer server, JbossCli cli, JmsClient jms, ApiClient api) {
+    }
+
+    private String report(Duration total) {
+        StringBuilder b = new StringBuilder();
+        b.append('\n').append("=".repeat(110)).append('\n');
+        b.append(String.format(Locale.ROOT, "Mailroom send benchmark, N=%d (warm-up %d per run), %s%n", n, warmup,
+                Instant.now()));
+        b.append(machine()).append('\n');
+        b.append(String.format(Locale.ROOT, "%-38s %13s  %6s  %s%n", "figure", "rate", "ratio", "parameters"));
+        b.append("-".repeat(110)).append('\n');
+        for (Row r : rows) {
+            b.append(String.format(Locale.ROOT, "%-38s %6.0f %-6s  %6.3f  %s%n", r.figure, r.rate, r.unit, r.ratio,
+                    r.params));
+            b.append("      ").append(r.details).append('\n');
+            if (!r.problems.isEmpty()) {
+                b.append("      PROBLEMS: ").append(r.problems).append('\n');
+            }
+        }
+        b.append("-".repeat(110)).append('\n');
+        b.append("ratio = rate / broker ceiling (one-by-one transacted consumption on the same broker, same address "
+                + "settings, same run)\n");
+        for (String note : notes) {
+            b.append("note: ").append(note).append('\n');
+        }
+        b.append(String.format(Locale.ROOT, "total %.0f s; %s%n", total.toMillis() / 1000.0,
+                failures.isEmpty() ? "every job of every run was counted exactly once" : "FAILED: " + failures));
+        b.append("=".repeat(110)).append('\n');
+        return b.toString();
+    }
+
+    private void printMachine() {
+        log(machine());
+    }
+
+    private String machine() {
+        String cpu = firstMatching(Path.of("/proc/cpuinfo"), "model name").replaceFirst("^[^:]*:\\s*", "");
+        String mem = firstMatching(Path.of("/proc/meminfo"), "MemTotal").replaceFirst("^[^:]*:\\s*", "");
+        String disk;
+        try {
+            FileStore store = Files.getFileStore(work);
+            disk = store.name() + " (" + store.type() + ", " + store.getTotalSpace() / (1L << 30) + " GiB)";
+        } catch (IOException e) {
+            disk = "?";
+        }
+        return String.format(Locale.ROOT, "machine: %d cpus (%s), memory %s, disk %s, Java %s (%s), %s %s; "
+                        + "load avg %s", Runtime.getRuntime().availableProcessors(), cpu, mem, disk,
+                System.getProperty("java.version"), System.getProperty("java.vm.name"), System.getProperty("os.name"),
+                System.getProperty("os.version"), loadAverage());
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+            return parts[0] + " " + parts[1] + " " + parts[2];
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
+    private static String firstMatching(Path file, String prefix) {
+        try (Stream<String> lines = Files.lines(file)) {
+            return lines.filter(l -> l.startsWith(prefix)).findFirst().orElse("?");
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
+    // ------------------------------------------------------------------ small things
+
+    private void fail(String what) {
+        failures.add(what);
+        log("FAILURE: " + what);
+    }
+
+    private static List<Integer> ints(String csv) {
+        List<Integer> out = new ArrayList<>();
+        for (String s : csv.split(",")) {
+            if (!s.isBlank()) {
+                out.add(Integer.parseInt(s.trim()));
+            }
+        }
+        return out;
+    }
+
+    private static double seconds(long nanos) {
+        return nanos / 1e9;
+    }
+
+    private static String abbreviate(String s) {
+        return s == null ? "null" : s.length() <= 60 ? s : s.substring(0, 60) + "...";
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private static void log(String msg) {
+        System.out.println("[bench] " + msg);
+        System.out.flush();
+    }
+}
