@@ -3,10 +3,10 @@
 #
 #   bash bench/run.sh [N]          # N jobs per run, default 3000
 #
-# Builds and provisions the server into target-bench/ (tests skipped), then runs
-# dev.mailroom.bench.SendBench from the test classpath: broker ceiling (plain transacted consumer),
-# Mailroom with the sandbox provider (zero latency), Mailroom with the HTTP provider against a 50 ms
-# stub. Port offset 300 (HTTP 8380, management 10290, Artemis 61916), everything on 127.0.0.1.
+# Builds and provisions the server into target-bench/ (tests skipped, test classes compiled), then runs
+# dev.mailroom.bench.SendBench in its own JVM from the test classpath: broker ceiling (a plain transacted
+# consumer), Mailroom with the sandbox provider (zero latency), Mailroom with the HTTP provider against a
+# 50 ms stub. Port offset 300 (HTTP 8380, management 10290, Artemis 61916), everything on 127.0.0.1.
 #
 # Optional environment:
 #   BENCH_CONSUMERS=4,2,8          MAILROOM_CONSUMERS values of the sandbox runs (the first hosts the baseline)
@@ -65,17 +65,23 @@ if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
   java_bin="$JAVA_HOME/bin/java"
 fi
 
-# exec:exec runs the benchmark in its own JVM with the test classpath (exec-maven-plugin 3.5.0 from the
-# pom's pluginManagement); test-compile makes sure the classes are there when the build was skipped.
-mvn -B -q -Dbuild.dir=target-bench test-compile exec:exec \
-  -Dexec.classpathScope=test \
-  -Dexec.executable="$java_bin" \
-  -Dexec.args="-Xmx512m -classpath %classpath \
- -Dbench.server-home=$server_home \
- -Dbench.work-dir=$build_dir/bench-work \
- -Dbench.pid-file=$pid_file \
- -Dbench.port-offset=300 \
- -Dbench.consumers=${BENCH_CONSUMERS-4,2,8} \
- -Dbench.http-consumers=${BENCH_HTTP_CONSUMERS-4,8,32} \
- -Dbench.latency-ms=${BENCH_LATENCY_MS:-50} \
- dev.mailroom.bench.SendBench $n"
+# The benchmark runs from the test classpath (it reuses src/test/java/dev/mailroom/it/support), in its own JVM
+# started here, so its exit code is the script's: 0 all counted once, 1 a run lost/duplicated jobs or timed out,
+# 2 the benchmark itself failed.
+classpath_file="$build_dir/bench-classpath.txt"
+mvn -B -q -Dbuild.dir=target-bench test-compile dependency:build-classpath -Dmdep.includeScope=test \
+  -Dmdep.outputFile="$classpath_file" >/dev/null
+
+set +e
+"$java_bin" -Xmx512m -cp "$build_dir/test-classes:$build_dir/classes:$(cat "$classpath_file")" \
+  -Dbench.server-home="$server_home" \
+  -Dbench.work-dir="$build_dir/bench-work" \
+  -Dbench.pid-file="$pid_file" \
+  -Dbench.port-offset=300 \
+  -Dbench.consumers="${BENCH_CONSUMERS-4,2,8}" \
+  -Dbench.http-consumers="${BENCH_HTTP_CONSUMERS-4,8,32}" \
+  -Dbench.latency-ms="${BENCH_LATENCY_MS:-50}" \
+  dev.mailroom.bench.SendBench "$n"
+rc=$?
+set -e
+exit "$rc"

@@ -30,6 +30,9 @@ public class JobLedger {
     @Inject
     Clock clock;
 
+    @Inject
+    ValidityWindow validity;
+
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Begin begin(Incoming in, SendJob job, String provider, boolean providerDedupes) {
         Instant now = clock.instant();
@@ -68,9 +71,9 @@ public class JobLedger {
             }
         }
 
-        if (job.expiresAt() != null && !now.isBefore(job.expiresAt())) {
+        if (j.getExpiresAt() != null && !now.isBefore(j.getExpiresAt())) {
             j.moveTo(JobState.discarded, now);
-            event(j, "discarded", "expired: validity window ended at " + job.expiresAt(), now);
+            event(j, "discarded", "expired: validity window ended at " + j.getExpiresAt() + "; never sent late", now);
             return new Begin.Expired(j.getId());
         }
 
@@ -133,7 +136,7 @@ public class JobLedger {
                 .setParameter(6, job.category())
                 .setParameter(7, initial.name())
                 .setParameter(8, in.traceId())
-                .setParameter(9, utc(job.expiresAt()))
+                .setParameter(9, utc(validity.expiresAt(job, now)))
                 .setParameter(10, utc(now))
                 .executeUpdate();
         MailJob j = em.createQuery("select j from MailJob j where j.queue = :q and j.messageId = :m", MailJob.class)

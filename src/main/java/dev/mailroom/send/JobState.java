@@ -7,6 +7,8 @@ package dev.mailroom.send;
 public enum JobState {
     received,
     sending,
+    /** A failed attempt is followed by a scheduled copy of the job on the broker. */
+    retry_scheduled,
     sent_to_provider,
     delivered,
     bounced,
@@ -20,6 +22,6 @@ public enum JobState {
 
     /** Whether the send path is over for a job in this state: a redelivery must not send it again. */
     public boolean finished() {
-        return this != received && this != sending;
+        return this != received && this != sending && this != retry_scheduled;
     }
 }

@@ -5,6 +5,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
+import org.eclipse.microprofile.config.Config;
 
 /** The send path's plain (container-free) parts, built once from configuration. */
 @ApplicationScoped
@@ -14,6 +15,12 @@ public class SendComponents {
     @Singleton
     JobParser parser(MailroomConfig config) {
         return new JobParser(config.jobMaxBytes());
+    }
+
+    @Produces
+    @Singleton
+    ValidityWindow validityWindow(Config config) {
+        return new ValidityWindow(key -> config.getOptionalValue(key, String.class));
     }
 
     @Produces

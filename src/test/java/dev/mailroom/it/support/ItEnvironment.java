@@ -1,5 +1,8 @@
 package dev.mailroom.it.support;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.core.WireMockConfiguration;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
@@ -37,6 +40,10 @@ public final class ItEnvironment {
     public static final String PROFILE_DEFAULT = "default";
     public static final String PROFILE_H2 = "h2";
     public static final String PROFILE_POSTGRES = "postgres";
+    /** HTTP API provider against a WireMock server in the test JVM, one consumer session. */
+    public static final String PROFILE_HTTP = "http";
+    /** A template that does not parse: jobs using it make the handler throw (the broker backstop). */
+    public static final String BROKEN_TEMPLATE_ID = "it-broken";
 
     public static final String HEALTH_PATH = "/api/v1/health";
 
@@ -51,6 +58,10 @@ public final class ItEnvironment {
     private final WildFlyServer server;
     private final ApiClient api;
     private JmsClient jms;
+    private WireMockServer http;
+
+    /** The API key the http profile's server sends as {@code Authorization: Bearer}. */
+    public static final String HTTP_API_KEY = "it-api-key";
 
     private ItEnvironment(String profile, Path workDir, Path profileDir, SmtpTestServer smtp, PostgresServer postgres,
                           WildFlyServer server) {
@@ -96,6 +107,11 @@ public final class ItEnvironment {
     /** The SMTP server Mailroom sends to; null in profile {@code default}. */
     public SmtpTestServer smtp() {
         return smtp;
+    }
+
+    /** The HTTP API Mailroom sends to; null unless profile {@code http}. */
+    public WireMockServer http() {
+        return http;
     }
 
     /** The database server; null unless profile {@code postgres}. */
@@ -153,8 +169,9 @@ public final class ItEnvironment {
 
     public static String configuredProfile() {
         String p = System.getProperty("mailroom.it.profile", PROFILE_DEFAULT).trim();
-        if (!p.equals(PROFILE_DEFAULT) && !p.equals(PROFILE_H2) && !p.equals(PROFILE_POSTGRES)) {
-            throw new IllegalStateException("Unknown mailroom.it.profile '" + p + "' (expected default, h2 or postgres)");
+        if (!p.equals(PROFILE_DEFAULT) && !p.equals(PROFILE_H2) && !p.equals(PROFILE_POSTGRES) && !p.equals(PROFILE_HTTP)) {
+            throw new IllegalStateException("Unknown mailroom.it.profile '" + p
+                    + "' (expected default, h2, postgres or http)");
         }
         return p;
     }
@@ -190,15 +207,39 @@ public final class ItEnvironment {
         }
 
         SmtpTestServer smtp = null;
+        WireMockServer http = null;
         PostgresServer postgres = null;
         WildFlyServer server = null;
         try {
             Map<String, String> env = new LinkedHashMap<>();
-            if (!PROFILE_DEFAULT.equals(profile)) {
+            if (PROFILE_HTTP.equals(profile)) {
+                http = new WireMockServer(WireMockConfiguration.options().bindAddress("127.0.0.1").dynamicPort()
+                        .containerThreads(40));
+                http.start();
+                env.put("MAILROOM_PROVIDER", "http");
+                env.put("MAILROOM_HTTP_PROFILE", "generic");
+                env.put("MAILROOM_HTTP_BASE_URL", "http://127.0.0.1:" + http.port());
+                env.put("MAILROOM_HTTP_API_KEY", HTTP_API_KEY);
+                env.put("MAILROOM_HTTP_REQUEST_TIMEOUT_MS", "2000");
+                // one consumer session: a job waiting for its retry must not hold up the others
+                env.put("MAILROOM_CONSUMERS", "1");
+            } else if (!PROFILE_DEFAULT.equals(profile)) {
                 smtp = SmtpTestServer.start();
                 env.put("MAILROOM_PROVIDER", "smtp");
                 env.put("MAILROOM_SMTP_HOST", "127.0.0.1");
                 env.put("MAILROOM_SMTP_PORT", Integer.toString(smtp.port()));
+            }
+            if (!PROFILE_DEFAULT.equals(profile)) {
+                // test-sized retry policy: the defaults wait minutes to hours for a soft bounce
+                env.put("MAILROOM_POLICY_DEFAULT_SOFT_BOUNCE_DELAYS", "1s,2s,3s");
+                Path templates = profileDir.resolve("templates");
+                try {
+                    Files.createDirectories(templates);
+                    Files.writeString(templates.resolve(BROKEN_TEMPLATE_ID + ".json"), "{ this is not json");
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                env.put("MAILROOM_TEMPLATES_DIR", templates.toString());
             }
             if (PROFILE_POSTGRES.equals(profile)) {
                 postgres = PostgresServer.start(workDir, false);
@@ -219,6 +260,7 @@ public final class ItEnvironment {
                     .build();
             server.start();
             ItEnvironment environment = new ItEnvironment(profile, workDir, profileDir, smtp, postgres, server);
+            environment.http = http;
             // one hook, so the order is right: server first, then what it uses
             // (killed JVMs: the server and postgres also get a parent-death signal)
             Runtime.getRuntime().addShutdownHook(new Thread(environment::shutdown, "it-environment-stop"));
@@ -227,6 +269,9 @@ public final class ItEnvironment {
             return environment;
         } catch (RuntimeException | Error e) {
             stopQuietly(server, postgres, smtp);
+            if (http != null) {
+                http.stop();
+            }
             throw e;
         }
     }
@@ -244,6 +289,9 @@ public final class ItEnvironment {
             }
         }
         stopQuietly(server, postgres, smtp);
+        if (http != null) {
+            http.stop();
+        }
     }
 
     private static void stopQuietly(WildFlyServer server, PostgresServer postgres, SmtpTestServer smtp) {
