@@ -69,8 +69,14 @@ fi
 # started here, so its exit code is the script's: 0 all counted once, 1 a run lost/duplicated jobs or timed out,
 # 2 the benchmark itself failed.
 classpath_file="$build_dir/bench-classpath.txt"
-mvn -B -q -Dbuild.dir=target-bench test-compile dependency:build-classpath -Dmdep.includeScope=test \
-  -Dmdep.outputFile="$classpath_file" >/dev/null
+cp_log="$(mktemp)"
+if ! mvn -B -q -Dbuild.dir=target-bench test-compile dependency:build-classpath -Dmdep.includeScope=test \
+    -Dmdep.outputFile="$classpath_file" >"$cp_log" 2>&1; then
+  tail -n 60 "$cp_log" >&2
+  echo "[bench] compiling the benchmark / resolving its classpath failed (full log: $cp_log)" >&2
+  exit 1
+fi
+rm -f "$cp_log"
 
 set +e
 "$java_bin" -Xmx512m -cp "$build_dir/test-classes:$build_dir/classes:$(cat "$classpath_file")" \

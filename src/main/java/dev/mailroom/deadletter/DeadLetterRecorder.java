@@ -2,6 +2,7 @@ package dev.mailroom.deadletter;
 
 import dev.mailroom.ops.BuildInfo;
 import dev.mailroom.ops.MailroomConfig;
+import dev.mailroom.send.Destinations;
 import dev.mailroom.send.Incoming;
 import dev.mailroom.send.JobLedger;
 import dev.mailroom.send.JobState;
@@ -12,7 +13,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSProducer;
-import jakarta.jms.Queue;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
@@ -24,10 +24,6 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
-import javax.naming.InitialContext;
-import javax.naming.NamingException;
 import java.util.logging.Logger;
 
 /**
@@ -59,7 +55,8 @@ public class DeadLetterRecorder {
     @Inject
     Clock clock;
 
-    private final ConcurrentMap<String, Queue> dlqs = new ConcurrentHashMap<>();
+    @Inject
+    Destinations destinations;
 
     /** Dead-letters a message that is not a valid job (reason {@code poison}, failure class {@code poison}). */
     @Transactional(Transactional.TxType.MANDATORY)
@@ -74,6 +71,23 @@ public class DeadLetterRecorder {
         DeadLetter dl = upsert(in, messageId, jobId, "poison", "poison", bound(error), rejected.reason().name(), now);
         sendToDlq(in, dl);
         LOG.warning(() -> String.format("dead-lettered %s from %s to DLQ.%s: %s", messageId, in.queue(), in.queue(), bound(error)));
+        return dl;
+    }
+
+    /**
+     * Dead-letters a job the recoverability policy gave up on ({@code retries_exhausted},
+     * {@code manual_review}, {@code unmapped_error}, {@code handler_error}, ...).
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public DeadLetter deadLetter(Incoming in, MailJob job, String reason, String failureClass, String error,
+                                 String errorType) {
+        Instant now = clock.instant();
+        ledger.moveTo(job, JobState.dead_lettered, now);
+        ledger.event(job, "dead_lettered", reason + " (" + failureClass + "): " + bound(error), now);
+        DeadLetter dl = upsert(in, job.getMessageId(), job.getId(), reason, failureClass, bound(error), errorType, now);
+        sendToDlq(in, dl);
+        LOG.warning(() -> String.format("dead-lettered %s from %s to DLQ.%s: %s (%s)", job.getMessageId(), in.queue(),
+                in.queue(), reason, failureClass));
         return dl;
     }
 
@@ -131,20 +145,10 @@ public class DeadLetterRecorder {
             p.setProperty("mr_trace_id", dl.getTraceId());
         }
         if (in.textMessage()) {
-            p.send(dlq(in.queue()), new String(in.body(), StandardCharsets.UTF_8));
+            p.send(destinations.deadLetterQueue(in.queue()), new String(in.body(), StandardCharsets.UTF_8));
         } else {
-            p.send(dlq(in.queue()), in.body());
+            p.send(destinations.deadLetterQueue(in.queue()), in.body());
         }
-    }
-
-    private Queue dlq(String sourceQueue) {
-        return dlqs.computeIfAbsent(sourceQueue, q -> {
-            try {
-                return (Queue) new InitialContext().lookup("java:/jms/queue/DLQ." + q);
-            } catch (NamingException e) {
-                throw new IllegalStateException("no dead-letter queue DLQ." + q + " bound; see server-config", e);
-            }
-        });
     }
 
     static String bound(String s) {

@@ -68,7 +68,12 @@ public record AttemptHistory(List<Attempt> attempts) {
 
     /** How often the job was throttled: what the throttle cap is counted from. */
     public int throttles() {
-        return (int) attempts.stream().filter(a -> a.failureClass() == FailureClass.THROTTLED).count();
+        return occurrences(FailureClass.THROTTLED);
+    }
+
+    /** How many attempts failed as {@code failureClass}, whether or not they consumed a retry. */
+    public int occurrences(FailureClass failureClass) {
+        return (int) attempts.stream().filter(a -> a.failureClass() == failureClass).count();
     }
 
     /** When the job first failed; empty before any failure. */

@@ -212,8 +212,7 @@ public final class MappingTables {
             JsonNode providers = root.get("providers");
             requireObject(providers, "providers");
             Map<String, ProviderTable> tables = new LinkedHashMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = providers.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : providers.properties()) {
                 String name = e.getKey().trim().toLowerCase(Locale.ROOT);
                 if (name.isEmpty()) {
                     throw error("providers", "a provider name is empty");
@@ -251,8 +250,7 @@ public final class MappingTables {
                     throw error(where + ".profiles", "only an http table has profiles");
                 }
                 requireObject(profileNodes, where + ".profiles");
-                for (Iterator<Map.Entry<String, JsonNode>> it = profileNodes.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> e = it.next();
+                for (Map.Entry<String, JsonNode> e : profileNodes.properties()) {
                     String profile = e.getKey().trim().toLowerCase(Locale.ROOT);
                     String pWhere = where + ".profiles." + e.getKey();
                     if (profile.isEmpty() || profiles.containsKey(profile)) {

@@ -8,8 +8,12 @@ public sealed interface Begin {
 
     long jobId();
 
-    /** Send now: attempt {@code attemptNumber} is recorded as started. */
-    record Proceed(long jobId, long attemptId, int attemptNumber) implements Begin { }
+    /**
+     * Send now: attempt {@code attemptNumber} is recorded as started.
+     *
+     * @param expiresAt the end of the job's validity window, or null for none
+     */
+    record Proceed(long jobId, long attemptId, int attemptNumber, java.time.Instant expiresAt) implements Begin { }
 
     /** The job already reached {@code state} (a redelivery after the outcome was committed). */
     record AlreadyFinished(long jobId, JobState state) implements Begin { }

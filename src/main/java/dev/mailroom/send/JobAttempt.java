@@ -40,6 +40,11 @@ public class JobAttempt {
     private String response;
     @Column(name = "error_type")
     private String errorType;
+    @Column(name = "failure_class")
+    private String failureClass;
+    @Column(name = "consumed_attempt")
+    private boolean consumedAttempt = true;
+    private String decision;
 
     protected JobAttempt() {
     }
@@ -65,6 +70,9 @@ public class JobAttempt {
     public String getEnhancedCode() { return enhancedCode; }
     public String getResponse() { return response; }
     public String getErrorType() { return errorType; }
+    public String getFailureClass() { return failureClass; }
+    public boolean isConsumedAttempt() { return consumedAttempt; }
+    public String getDecision() { return decision; }
 
     boolean unfinished() {
         return finishedAt == null;
@@ -84,10 +92,18 @@ public class JobAttempt {
         this.errorType = r.errorType();
     }
 
+    void classified(String failureClass, boolean consumedAttempt, String decision) {
+        this.failureClass = failureClass;
+        this.consumedAttempt = consumedAttempt;
+        this.decision = decision == null || decision.length() <= 300 ? decision : decision.substring(0, 300);
+    }
+
     void close(Outcome outcome, String why, Instant at) {
         this.finishedAt = at;
         this.outcome = outcome.name();
         this.response = ProviderResponse.bound(why);
+        // a call that never reached the provider used up nothing
+        this.consumedAttempt = outcome != Outcome.abandoned;
     }
 
     void irrevocable(Instant at) {

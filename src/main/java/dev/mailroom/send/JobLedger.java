@@ -1,6 +1,10 @@
 package dev.mailroom.send;
 
 import dev.mailroom.provider.ProviderResponse;
+import dev.mailroom.recoverability.AttemptHistory;
+import dev.mailroom.recoverability.Failure;
+import dev.mailroom.recoverability.FailureClass;
+import dev.mailroom.recoverability.RecoveryAction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -89,7 +93,7 @@ public class JobLedger {
         j.attemptStarted(provider, in.jmsMessageId(), now);
         event(j, "attempt_started", "attempt " + attempt.getAttemptNumber() + " through " + provider, now);
         em.flush();
-        return new Begin.Proceed(j.getId(), attempt.getId(), attempt.getAttemptNumber());
+        return new Begin.Proceed(j.getId(), attempt.getId(), attempt.getAttemptNumber(), j.getExpiresAt());
     }
 
     /** Commits that attempt {@code attemptId} is about to pass its point of no return. */
@@ -98,13 +102,77 @@ public class JobLedger {
         em.find(JobAttempt.class, attemptId).irrevocable(clock.instant());
     }
 
-    /** Records a failed attempt so that it survives the rollback of the delivery. */
+    /**
+     * Records a failed attempt, what it was classified as and what was decided, in its own transaction:
+     * it stays recorded even when the delivery that made it rolls back.
+     */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public void recordFailure(Begin.Proceed p, ProviderResponse r) {
+    public void recordFailure(Begin.Proceed p, ProviderResponse r, Failure failure, RecoveryAction decision) {
         Instant now = clock.instant();
-        em.find(JobAttempt.class, p.attemptId()).finish(r, now);
+        JobAttempt a = em.find(JobAttempt.class, p.attemptId());
+        a.finish(r, now);
+        a.classified(failure.failureClass().wireName(), decision.consumesAttempt(), decision.describe());
         MailJob j = em.find(MailJob.class, p.jobId());
-        event(j, "attempt_failed", "attempt " + p.attemptNumber() + ": " + describe(r), now);
+        event(j, "attempt_failed", "attempt " + p.attemptNumber() + " (" + failure.failureClass().wireName() + "): "
+                + describe(r) + " -> " + decision.describe(), now);
+    }
+
+    /**
+     * The job's failed attempts before {@code attemptId}, oldest first: what its retry budgets are
+     * counted from. The database is the record; the JMS properties of a retry only mirror it.
+     */
+    public AttemptHistory historyBefore(long jobId, long attemptId) {
+        List<AttemptHistory.Attempt> attempts = em.createQuery("""
+                        select a from JobAttempt a where a.jobId = :j and a.id <> :a and a.failureClass is not null
+                        order by a.attemptNumber""", JobAttempt.class)
+                .setParameter("j", jobId)
+                .setParameter("a", attemptId)
+                .getResultStream()
+                .map(a -> new AttemptHistory.Attempt(a.getFinishedAt(), FailureClass.fromWireName(a.getFailureClass()),
+                        a.isConsumedAttempt()))
+                .toList();
+        return new AttemptHistory(attempts);
+    }
+
+    /** The job waits for its retry: a copy, JMS message {@code retryJmsMessageId}, is scheduled. */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void retryScheduled(long jobId, String retryJmsMessageId, RecoveryAction decision, Instant dueAt) {
+        Instant now = clock.instant();
+        MailJob j = em.find(MailJob.class, jobId);
+        j.ownedBy(retryJmsMessageId);
+        j.moveTo(JobState.retry_scheduled, now);
+        event(j, "retry_scheduled", decision.describe() + "; due at " + dueAt + " as JMS message " + retryJmsMessageId, now);
+    }
+
+    /** The job ends in {@code state} with an event saying why. */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void finish(long jobId, JobState state, String eventType, String detail) {
+        Instant now = clock.instant();
+        MailJob j = em.find(MailJob.class, jobId);
+        j.moveTo(state, now);
+        event(j, eventType, detail, now);
+    }
+
+    /**
+     * A delivery was put back before any attempt (the provider's rate limit): if the job is known, the
+     * copy {@code retryJmsMessageId} takes over its ownership.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void deferred(String queue, String messageId, String retryJmsMessageId, String why) {
+        List<MailJob> jobs = em.createQuery("select j from MailJob j where j.queue = :q and j.messageId = :m", MailJob.class)
+                .setParameter("q", queue)
+                .setParameter("m", messageId)
+                .getResultList();
+        for (MailJob j : jobs) {
+            if (!j.getState().finished()) {
+                j.ownedBy(retryJmsMessageId);
+                event(j, "deferred", why, clock.instant());
+            }
+        }
+    }
+
+    public MailJob job(long jobId) {
+        return em.find(MailJob.class, jobId);
     }
 
     /** Records the accepted attempt and the job's new state, in the delivery's own transaction. */

@@ -15,13 +15,14 @@ public class JobQueries {
 
     public record JobView(String messageId, String queue, String idempotencyKey, String tenant, String campaignId,
                           String category, JobState state, String provider, String providerMessageId,
-                          int attemptCount, String traceId, Instant expiresAt, Instant receivedAt,
+                          int attemptCount, int providerCalls, String traceId, Instant expiresAt, Instant receivedAt,
                           Instant updatedAt, Instant sentAt, List<AttemptView> attempts,
                           List<EventView> timeline) { }
 
     public record AttemptView(int number, String provider, Instant startedAt, Instant irrevocableAt,
                               Instant finishedAt, String outcome, String code, String enhancedCode,
-                              String response, String errorType) { }
+                              String response, String errorType, String failureClass, boolean consumedAttempt,
+                              String decision) { }
 
     public record EventView(Instant at, String type, String detail, String actor) { }
 
@@ -43,7 +44,8 @@ public class JobQueries {
                 .getResultStream()
                 .map(a -> new AttemptView(a.getAttemptNumber(), a.getProvider(), a.getStartedAt(),
                         a.getIrrevocableAt(), a.getFinishedAt(), a.getOutcome(), a.getCode(), a.getEnhancedCode(),
-                        a.getResponse(), a.getErrorType()))
+                        a.getResponse(), a.getErrorType(), a.getFailureClass(), a.isConsumedAttempt(),
+                        a.getDecision()))
                 .toList();
         List<EventView> timeline = em.createQuery(
                         "select e from JobEvent e where e.jobId = :j order by e.id", JobEvent.class)
@@ -52,8 +54,9 @@ public class JobQueries {
                 .map(e -> new EventView(e.getAt(), e.getType(), e.getDetail(), e.getActor()))
                 .toList();
         return new JobView(j.getMessageId(), j.getQueue(), j.getIdempotencyKey(), j.getTenant(), j.getCampaignId(),
-                j.getCategory(), j.getState(), j.getProvider(), j.getProviderMessageId(), j.getAttemptCount(),
-                j.getTraceId(), j.getExpiresAt(), j.getReceivedAt(), j.getUpdatedAt(), j.getSentAt(), attempts,
+                j.getCategory(), j.getState(), j.getProvider(), j.getProviderMessageId(),
+                // attempt_count: the attempts that used up a retry (throttles and pauses do not)
+                (int) attempts.stream().filter(AttemptView::consumedAttempt).count(), attempts.size(), j.getTraceId(), j.getExpiresAt(), j.getReceivedAt(), j.getUpdatedAt(), j.getSentAt(), attempts,
                 timeline);
     }
 }

@@ -1,10 +1,8 @@
 package dev.mailroom.send;
 
-import jakarta.annotation.Resource;
 import jakarta.ejb.ActivationConfigProperty;
 import jakarta.ejb.EJB;
 import jakarta.ejb.MessageDriven;
-import jakarta.ejb.MessageDrivenContext;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
@@ -18,8 +16,9 @@ import java.time.Instant;
 
 /**
  * Consumes {@code mail.send} inside a container-managed JTA transaction and delegates to
- * {@link SendService}. Every way out acknowledges (commit) or asks for redelivery (rollback); an
- * exception nobody foresaw propagates, rolls back, and the broker's redelivery limit is the backstop.
+ * {@link SendService}. Returning commits: the delivery is acknowledged together with whatever the
+ * send path recorded and scheduled. An exception nobody foresaw propagates, rolls back, and the
+ * broker's redelivery limit is the backstop.
  */
 @MessageDriven(activationConfig = {
         @ActivationConfigProperty(propertyName = "destinationLookup", propertyValue = "java:/jms/queue/mail.send"),
@@ -35,16 +34,12 @@ public class SendConsumer implements MessageListener {
     SendService sendService;
     @EJB
     SchemaMigration schema;
-    @Resource
-    MessageDrivenContext context;
 
     @Override
     public void onMessage(Message message) {
         schema.awaitMigrated();
         try {
-            if (sendService.handle(incoming(message)) == SendService.Disposition.REDELIVER) {
-                context.setRollbackOnly();
-            }
+            sendService.handle(incoming(message));
         } catch (JMSException e) {
             throw new IllegalStateException("cannot read JMS message", e);
         }

@@ -4,27 +4,38 @@ import dev.mailroom.deadletter.DeadLetterRecorder;
 import dev.mailroom.ops.MailroomMetrics;
 import dev.mailroom.provider.MailProvider;
 import dev.mailroom.provider.OutboundMail;
+import dev.mailroom.provider.ProviderCalls;
 import dev.mailroom.provider.ProviderResponse;
+import dev.mailroom.recoverability.AimdRateLimiter;
+import dev.mailroom.recoverability.Failure;
+import dev.mailroom.recoverability.FailureClass;
+import dev.mailroom.recoverability.FailureClassifier;
+import dev.mailroom.recoverability.RecoverabilityComponents;
+import dev.mailroom.recoverability.RecoverabilityPolicy;
+import dev.mailroom.recoverability.RecoveryAction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.logging.Logger;
 
 /**
- * The send path for one delivery of one message: parse, render, claim, call the provider, record.
- * Runs inside the delivery's JTA transaction and answers what the adapter must do with the delivery.
+ * The send path for one delivery of one message: parse, render, claim, call the provider, and on a
+ * failure classify it, decide (the pure {@link RecoverabilityPolicy}) and carry the decision out. Runs
+ * inside the delivery's JTA transaction; every way out acknowledges the delivery with its outcome
+ * recorded. An exception nobody foresaw propagates: the delivery rolls back and the broker's
+ * redelivery limit is the backstop.
  */
 @ApplicationScoped
 public class SendService {
 
-    /** What the consuming adapter does with the delivery once {@link #handle} returns. */
-    public enum Disposition {
-        /** Commit: the message is acknowledged; its outcome is recorded. */
-        ACKNOWLEDGE,
-        /** Roll back: the broker redelivers it (and dead-letters it after its redelivery limit). */
-        REDELIVER
-    }
-
     private static final Logger LOG = Logger.getLogger(SendService.class.getName());
+    /** A rate-limit wait up to this long is paced in place; a longer one goes back to the broker. */
+    static final Duration MAX_PACING = Duration.ofSeconds(1);
+    /** How long a job that could not get a permit within {@link #MAX_PACING} waits on the broker. */
+    static final Duration RATE_LIMIT_PUT_BACK = Duration.ofSeconds(2);
 
     @Inject
     JobParser parser;
@@ -37,14 +48,26 @@ public class SendService {
     @Inject
     MailProvider provider;
     @Inject
+    ProviderCalls calls;
+    @Inject
+    FailureClassifier classifier;
+    @Inject
+    RecoverabilityComponents.Policies policies;
+    @Inject
+    AimdRateLimiter rateLimiter;
+    @Inject
+    RecoveryExecutor executor;
+    @Inject
     MailroomMetrics metrics;
+    @Inject
+    Clock clock;
 
-    public Disposition handle(Incoming in) {
+    public void handle(Incoming in) {
         ParseResult parsed = parser.parse(in.body());
         if (parsed instanceof ParseResult.Rejected rejected) {
             deadLetters.poison(in, rejected);
-            metrics.outcome(in.queue(), "dead_lettered");
-            return Disposition.ACKNOWLEDGE;
+            metrics.outcome(in.queue(), JobState.dead_lettered.name());
+            return;
         }
         SendJob job = ((ParseResult.Parsed) parsed).job();
         RenderedContent content;
@@ -52,28 +75,84 @@ public class SendService {
             content = renderer.render(job);
         } catch (TemplateException e) {
             deadLetters.poison(in, new ParseResult.Rejected(e.reason(), e.getMessage(), job.messageId()));
-            metrics.outcome(in.queue(), "dead_lettered");
-            return Disposition.ACKNOWLEDGE;
+            metrics.outcome(in.queue(), JobState.dead_lettered.name());
+            return;
         }
+
+        Optional<Duration> wait = rateLimiter.tryReserve(MAX_PACING);
+        if (wait.isEmpty()) {
+            // the provider is slowed down further than a short pause: the job goes back to the broker
+            String copy = executor.scheduleCopy(in, RATE_LIMIT_PUT_BACK, 0);
+            ledger.deferred(in.queue(), job.messageId(), copy, "provider rate limit ("
+                    + String.format("%.1f", rateLimiter.rate()) + "/s): put back for " + RATE_LIMIT_PUT_BACK);
+            return;
+        }
+        pace(wait.get());
 
         Begin begin = ledger.begin(in, job, provider.name(), provider.dedupesByIdempotencyKey());
         if (!(begin instanceof Begin.Proceed proceed)) {
             metrics.outcome(in.queue(), outcomeOf(begin));
-            return Disposition.ACKNOWLEDGE;
+            return;
         }
 
-        ProviderResponse response = provider.send(outbound(job, content),
-                () -> ledger.markIrrevocable(proceed.attemptId()));
-        metrics.attempt(in.queue(), provider.name(), response.status().name().toLowerCase());
-        if (response.accepted()) {
-            ledger.recordSent(proceed, response);
-            metrics.outcome(in.queue(), JobState.sent_to_provider.name());
-            return Disposition.ACKNOWLEDGE;
+        Failure failure;
+        ProviderResponse response = null;
+        try {
+            response = calls.send(provider, outbound(job, content), () -> ledger.markIrrevocable(proceed.attemptId()));
+        } catch (RuntimeException bug) {
+            // our own code failed (not the provider): classified as internal, not swallowed
+            LOG.log(java.util.logging.Level.SEVERE, bug, () -> "provider call for job " + job.messageId() + " threw");
+            response = new ProviderResponse(ProviderResponse.Status.REJECTED, provider.name(), null, null,
+                    String.valueOf(bug.getMessage()), null, null, bug.getClass().getName());
+            failure = Failure.internal(bug);
+            decideAndCarryOut(in, proceed, response, failure);
+            return;
         }
-        ledger.recordFailure(proceed, response);
-        LOG.warning(() -> String.format("job %s attempt %d failed (%s); the broker will redeliver it",
-                job.messageId(), proceed.attemptNumber(), JobLedger.describe(response)));
-        return Disposition.REDELIVER;
+        if (response.accepted()) {
+            rateLimiter.onSuccess();
+            ledger.recordSent(proceed, response);
+            metrics.attempt(in.queue(), provider.name(), "accepted");
+            metrics.outcome(in.queue(), JobState.sent_to_provider.name());
+            return;
+        }
+        failure = classifier.classify(response);
+        if (failure.failureClass() == FailureClass.THROTTLED) {
+            rateLimiter.onThrottle();
+        }
+        decideAndCarryOut(in, proceed, response, failure);
+    }
+
+    private void decideAndCarryOut(Incoming in, Begin.Proceed proceed, ProviderResponse response, Failure failure) {
+        metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
+        RecoveryAction action = RecoverabilityPolicy.decide(failure, ledger.historyBefore(proceed.jobId(),
+                        proceed.attemptId()), policies.forQueue(in.queue()), proceed.expiresAt(), clock.instant(),
+                ThreadLocalRandom.current());
+        ledger.recordFailure(proceed, response, failure, action);
+        executor.carryOut(in, proceed, failure, action);
+        metrics.outcome(in.queue(), outcomeOf(action));
+    }
+
+    private static void pace(Duration wait) {
+        if (wait.isZero() || wait.isNegative()) {
+            return;
+        }
+        try {
+            Thread.sleep(wait.toMillis(), wait.toNanosPart() % 1_000_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while pacing to the provider's rate limit", e);
+        }
+    }
+
+    private static String outcomeOf(RecoveryAction a) {
+        if (a instanceof RecoveryAction.DeadLetter) {
+            return JobState.dead_lettered.name();
+        } else if (a instanceof RecoveryAction.Discard) {
+            return JobState.discarded.name();
+        } else if (a instanceof RecoveryAction.Ack ack) {
+            return ack.outcome();
+        }
+        return JobState.retry_scheduled.name();
     }
 
     private static String outcomeOf(Begin b) {

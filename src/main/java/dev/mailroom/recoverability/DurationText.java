@@ -1,0 +1,55 @@
+package dev.mailroom.recoverability;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Durations as operators write them in configuration: {@code 500ms}, {@code 5s}, {@code 15m}, {@code 1h}, {@code 2d}, or ISO-8601. */
+final class DurationText {
+
+    private static final Pattern SHORT = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)");
+
+    private DurationText() {
+    }
+
+    /** @throws IllegalArgumentException when {@code text} is none of the accepted forms */
+    static Duration parse(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        Matcher m = SHORT.matcher(t);
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            return switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            };
+        }
+        try {
+            return Duration.parse(t.toUpperCase(Locale.ROOT));
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("'" + text + "' is not a duration (500ms, 5s, 15m, 1h, 2d or ISO-8601 PT5S)");
+        }
+    }
+
+    /** A comma-separated list of positive durations ({@code 5s,15s,30s}). */
+    static List<Duration> parseList(String text) {
+        List<Duration> out = new ArrayList<>();
+        for (String part : text.split(",", -1)) {
+            if (part.isBlank()) {
+                throw new IllegalArgumentException("'" + text + "' has an empty entry; expected e.g. 5s,15s,30s");
+            }
+            Duration d = parse(part);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("'" + part.trim() + "' in '" + text + "' is not positive");
+            }
+            out.add(d);
+        }
+        return out;
+    }
+}

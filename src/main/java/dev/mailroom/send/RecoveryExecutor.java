@@ -1,0 +1,100 @@
+package dev.mailroom.send;
+
+import dev.mailroom.deadletter.DeadLetterRecorder;
+import dev.mailroom.recoverability.Failure;
+import dev.mailroom.recoverability.RecoveryAction;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.jms.BytesMessage;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.transaction.Transactional;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.logging.Logger;
+
+/**
+ * Carries out a {@link RecoveryAction} in the delivery's own transaction, so the action and the
+ * acknowledgement of the delivery commit together: a retry is a copy of the job scheduled on the
+ * broker (JMS delivery delay), never a consumer thread sleeping; a dead letter is a DLQ copy plus its
+ * record; an end state is recorded on the job.
+ */
+@ApplicationScoped
+public class RecoveryExecutor {
+
+    private static final Logger LOG = Logger.getLogger(RecoveryExecutor.class.getName());
+
+    @Inject
+    JMSContext jms;
+    @Inject
+    Destinations destinations;
+    @Inject
+    JobLedger ledger;
+    @Inject
+    DeadLetterRecorder deadLetters;
+    @Inject
+    Clock clock;
+
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void carryOut(Incoming in, Begin.Proceed p, Failure failure, RecoveryAction action) {
+        if (action instanceof RecoveryAction.RetryAfter r) {
+            retry(in, p, action, r.delay());
+        } else if (action instanceof RecoveryAction.Throttle t) {
+            retry(in, p, action, t.delay());
+        } else if (action instanceof RecoveryAction.Pause pause) {
+            // Until consumers can be paused, a systemic fault waits like a throttle: it never
+            // dead-letters the working set, and it must be seen.
+            LOG.severe(() -> String.format("systemic failure (%s) on %s: %s; job %d waits %s, no attempt used",
+                    pause.scope(), failure.provider(), failure.text(), p.jobId(), pause.delay()));
+            retry(in, p, action, pause.delay());
+        } else if (action instanceof RecoveryAction.DeadLetter d) {
+            deadLetters.deadLetter(in, ledger.job(p.jobId()), d.reason(), d.failureClass().wireName(),
+                    failure.text(), failure.errorType() != null ? failure.errorType()
+                            : failure.provider() + " " + failure.code() + (failure.enhancedCode() == null ? "" : " " + failure.enhancedCode()));
+        } else if (action instanceof RecoveryAction.Discard d) {
+            ledger.finish(p.jobId(), JobState.discarded, "discarded", d.describe() + "; never sent late");
+        } else if (action instanceof RecoveryAction.Ack a) {
+            ledger.finish(p.jobId(), JobState.valueOf(a.outcome()), a.outcome(), action.describe() + ": " + failure.text());
+        } else {
+            throw new IllegalArgumentException("no executor for " + action);
+        }
+    }
+
+    private void retry(Incoming in, Begin.Proceed p, RecoveryAction action, Duration delay) {
+        Instant due = clock.instant().plus(delay);
+        String copyId = scheduleCopy(in, delay, p.attemptNumber());
+        ledger.retryScheduled(p.jobId(), copyId, action, due);
+    }
+
+    /**
+     * Puts a copy of the delivery back on its queue, due after {@code delay}, in the current
+     * transaction; returns the copy's JMS message id. The body is the original, byte-for-byte.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public String scheduleCopy(Incoming in, Duration delay, int attemptsSoFar) {
+        try {
+            Message copy;
+            if (in.textMessage()) {
+                copy = jms.createTextMessage(new String(in.body(), StandardCharsets.UTF_8));
+            } else {
+                BytesMessage bytes = jms.createBytesMessage();
+                bytes.writeBytes(in.body());
+                copy = bytes;
+            }
+            if (in.traceparent() != null) {
+                copy.setStringProperty("traceparent", in.traceparent());
+            }
+            copy.setStringProperty("mr_retry_of", in.jmsMessageId());
+            copy.setIntProperty("mr_attempts", attemptsSoFar);
+            jms.createProducer()
+                    .setDeliveryDelay(Math.max(0, delay.toMillis()))
+                    .send(destinations.sendQueue(in.queue()), copy);
+            return copy.getJMSMessageID();
+        } catch (JMSException e) {
+            throw new IllegalStateException("cannot schedule a retry of " + in.jmsMessageId(), e);
+        }
+    }
+}
