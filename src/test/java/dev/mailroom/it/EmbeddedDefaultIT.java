@@ -167,6 +167,10 @@ class EmbeddedDefaultIT {
         assertThat(sentLines).hasSize(1);
         double count = Double.parseDouble(sentLines.get(0).substring(sentLines.get(0).lastIndexOf(' ') + 1));
         assertThat(count).isGreaterThanOrEqualTo(1.0);
+        // the provider call really runs under MicroProfile Fault Tolerance (@Retry, @Timeout)
+        assertThat(r.body().lines().filter(l -> l.startsWith("ft_invocations_total")
+                && l.contains("dev.mailroom.provider.ProviderCalls.guarded") && l.contains("valueReturned")))
+                .isNotEmpty();
     }
 
     private static List<String> types(JsonNode timeline) {
