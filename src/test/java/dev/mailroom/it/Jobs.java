@@ -46,6 +46,16 @@ final class Jobs {
         return SmtpProvider.messageIdFor(key, MESSAGE_ID_DOMAIN);
     }
 
+    /** Sleeps; an interrupt fails the test instead of being lost. */
+    static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The job's state per the API, or null when the API does not know the job (404). */
     static String state(ApiClient api, String messageId) {
         HttpResponse<String> r = api.get("/api/v1/jobs/" + messageId);

@@ -119,7 +119,7 @@ class MalformedJobsIT {
                     return full;
                 }
             }
-            sleep(500);
+            Jobs.sleep(500);
         }
         throw new AssertionError("no dead_letter row with payload sha256 " + sha);
     }
@@ -147,12 +147,4 @@ class MalformedJobsIT {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
     }
 
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
 }

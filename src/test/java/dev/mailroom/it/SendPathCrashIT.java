@@ -64,11 +64,11 @@ class SendPathCrashIT {
             }
             pending = still;
             if (!pending.isEmpty()) {
-                sleep(2000);
+                Jobs.sleep(2000);
             }
         }
         assertThat(pending).as("jobs never finished after the restart").isEmpty();
-        sleep(3000); // a duplicate would arrive late
+        Jobs.sleep(3000); // a duplicate would arrive late
 
         Map<String, Integer> counts = smtp.countsByMessageId();
         List<String> duplicated = ids.stream().filter(id -> counts.getOrDefault(Jobs.smtpMessageId(id), 0) > 1).toList();
@@ -91,12 +91,4 @@ class SendPathCrashIT {
         }
     }
 
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
 }

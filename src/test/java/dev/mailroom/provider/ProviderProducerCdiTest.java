@@ -18,10 +18,10 @@ import dev.mailroom.send.ParseResult;
 import dev.mailroom.send.RejectReason;
 import dev.mailroom.send.SendComponents;
 import dev.mailroom.testsupport.SmtpTestServer;
+import dev.mailroom.testsupport.SystemProperties;
 import io.smallrye.config.inject.ConfigExtension;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.AfterEach;
@@ -33,22 +33,15 @@ import org.junit.jupiter.api.Test;
  */
 class ProviderProducerCdiTest {
 
-    private final Map<String, String> saved = new java.util.HashMap<>();
+    private final SystemProperties properties = new SystemProperties();
 
     @AfterEach
     void restoreProperties() {
-        saved.forEach((k, v) -> {
-            if (v == null) {
-                System.clearProperty(k);
-            } else {
-                System.setProperty(k, v);
-            }
-        });
+        properties.restore();
     }
 
     private void set(String key, String value) {
-        saved.putIfAbsent(key, System.getProperty(key));
-        System.setProperty(key, value);
+        properties.set(key, value);
     }
 
     private static WeldContainer boot() {

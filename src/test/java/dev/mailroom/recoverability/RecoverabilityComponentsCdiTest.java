@@ -7,10 +7,9 @@ import dev.mailroom.ops.MailroomConfig;
 import dev.mailroom.provider.ProviderProducer;
 import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.provider.sandbox.SandboxProvider;
+import dev.mailroom.testsupport.SystemProperties;
 import io.smallrye.config.inject.ConfigExtension;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
 import org.junit.jupiter.api.AfterEach;
@@ -19,22 +18,15 @@ import org.junit.jupiter.api.Test;
 /** CDI component test (Weld SE): the recoverability core as the server builds it from MicroProfile Config. */
 class RecoverabilityComponentsCdiTest {
 
-    private final Map<String, String> saved = new HashMap<>();
+    private final SystemProperties properties = new SystemProperties();
 
     @AfterEach
-    void restore() {
-        saved.forEach((k, v) -> {
-            if (v == null) {
-                System.clearProperty(k);
-            } else {
-                System.setProperty(k, v);
-            }
-        });
+    void restoreProperties() {
+        properties.restore();
     }
 
     private void set(String key, String value) {
-        saved.putIfAbsent(key, System.getProperty(key));
-        System.setProperty(key, value);
+        properties.set(key, value);
     }
 
     private static WeldContainer boot() {

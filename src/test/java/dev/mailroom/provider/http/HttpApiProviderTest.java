@@ -1,5 +1,7 @@
 package dev.mailroom.provider.http;
 
+import dev.mailroom.testsupport.CountingCheckpoint;
+import dev.mailroom.testsupport.Ports;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.postRequestedFor;
@@ -16,10 +18,7 @@ import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.mailroom.provider.OutboundMail;
 import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.provider.ProviderResponse.Status;
-import dev.mailroom.provider.SendCheckpoint;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -27,7 +26,6 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -293,7 +291,7 @@ class HttpApiProviderTest {
      */
     @Test
     void aRefusedConnectionIsNotConnectedAfterTheCheckpoint() throws IOException {
-        URI nowhere = URI.create("http://127.0.0.1:" + unusedPort());
+        URI nowhere = URI.create("http://127.0.0.1:" + Ports.unusedLoopbackPort());
         HttpApiProvider p = new HttpApiProvider(HttpApiSettings.forProfile(HttpApiProfile.GENERIC, nowhere,
                 "test-key", Duration.ofSeconds(1), Duration.ofSeconds(2)));
 
@@ -367,22 +365,5 @@ class HttpApiProviderTest {
         return names;
     }
 
-    private static int unusedPort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return s.getLocalPort();
-        }
-    }
 
-    private static final class CountingCheckpoint implements SendCheckpoint {
-        private final AtomicInteger calls = new AtomicInteger();
-
-        @Override
-        public void beforeIrrevocableWrite() {
-            calls.incrementAndGet();
-        }
-
-        int calls() {
-            return calls.get();
-        }
-    }
 }

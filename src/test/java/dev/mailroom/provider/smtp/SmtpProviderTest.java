@@ -1,5 +1,7 @@
 package dev.mailroom.provider.smtp;
 
+import dev.mailroom.testsupport.CountingCheckpoint;
+import dev.mailroom.testsupport.Ports;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -32,7 +34,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -303,7 +304,7 @@ class SmtpProviderTest {
 
     @Test
     void connectionRefusedIsNotConnected() throws IOException {
-        ProviderResponse r = provider(unusedPort()).send(mail("m1", "k1"), checkpoint);
+        ProviderResponse r = provider(Ports.unusedLoopbackPort()).send(mail("m1", "k1"), checkpoint);
 
         assertThat(r.status()).isEqualTo(Status.NOT_CONNECTED);
         assertThat(r.errorType()).isEqualTo("java.net.ConnectException");
@@ -444,24 +445,7 @@ class SmtpProviderTest {
         return new MimeMessage(Session.getInstance(new Properties()), new ByteArrayInputStream(m.raw()));
     }
 
-    private static int unusedPort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
-            return s.getLocalPort();
-        }
-    }
 
-    private static final class CountingCheckpoint implements SendCheckpoint {
-        private final AtomicInteger calls = new AtomicInteger();
-
-        @Override
-        public void beforeIrrevocableWrite() {
-            calls.incrementAndGet();
-        }
-
-        int calls() {
-            return calls.get();
-        }
-    }
 
     /**
      * A one-connection SMTP "server" that answers each command line with what the script says, for the
