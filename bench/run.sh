@@ -10,7 +10,7 @@
 #
 # Optional environment:
 #   BENCH_CONSUMERS=4,2,8          MAILROOM_CONSUMERS values of the sandbox runs (the first hosts the baseline)
-#   BENCH_HTTP_CONSUMERS=4,8,32    MAILROOM_CONSUMERS values of the HTTP runs (empty: none)
+#   BENCH_HTTP_CONSUMERS=4,32      MAILROOM_CONSUMERS values of the HTTP runs (empty: none)
 #   BENCH_LATENCY_MS=50            the stub provider's latency
 #   BENCH_SKIP_BUILD=1             reuse target-bench/ as it is (it must have been built)
 #
@@ -85,7 +85,7 @@ set +e
   -Dbench.pid-file="$pid_file" \
   -Dbench.port-offset=300 \
   -Dbench.consumers="${BENCH_CONSUMERS-4,2,8}" \
-  -Dbench.http-consumers="${BENCH_HTTP_CONSUMERS-4,8,32}" \
+  -Dbench.http-consumers="${BENCH_HTTP_CONSUMERS-4,32}" \
   -Dbench.latency-ms="${BENCH_LATENCY_MS:-50}" \
   dev.mailroom.bench.SendBench "$n"
 rc=$?

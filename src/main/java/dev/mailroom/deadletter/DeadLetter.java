@@ -18,7 +18,13 @@ import java.time.Instant;
 @Table(name = "dead_letter")
 public class DeadLetter {
 
-    public enum Status { open, replaying, replayed, discarded, expired }
+    public enum Status { open, replaying, replayed, discarded, expired;
+
+        /** Whether an operator has dealt with it (retention then purges the row). */
+        public boolean resolved() {
+            return this == replayed || this == discarded;
+        }
+    }
 
     @Id
     @GeneratedValue(strategy = GenerationType.IDENTITY)
@@ -54,35 +60,85 @@ public class DeadLetter {
     private Instant firstSeenAt;
     @Column(name = "failed_at")
     private Instant failedAt;
+    @Column(name = "idempotency_key")
+    private String idempotencyKey;
+    private String tenant;
+    @Column(name = "campaign_id")
+    private String campaignId;
+    private String provider;
+    @Column(name = "attempt_count")
+    private int attemptCount;
+    private String attempts;
+    private String stacktrace;
+    @Column(name = "expires_at")
+    private Instant expiresAt;
+    @Column(name = "routed_by")
+    private String routedBy;
+    @Column(name = "retention_until")
+    private Instant retentionUntil;
+    @Column(name = "status_changed_at")
+    private Instant statusChangedAt;
+    @Column(name = "dlq_jms_message_id")
+    private String dlqJmsMessageId;
+    @Column(name = "retention_alerted_at")
+    private Instant retentionAlertedAt;
 
     protected DeadLetter() {
     }
 
-    DeadLetter(String consumer, String messageId, String sourceQueue, Instant firstSeenAt) {
+    DeadLetter(String consumer, String messageId, String sourceQueue) {
         this.consumer = consumer;
         this.messageId = messageId;
         this.sourceQueue = sourceQueue;
-        this.firstSeenAt = firstSeenAt;
         this.status = Status.open.name();
     }
 
-    void failed(Long jobId, String reason, String failureClass, String error, String errorType, byte[] payload,
-                long payloadSize, String payloadSha256, String jmsMessageId, String traceId, String consumerVersion,
-                Instant at) {
+    /** Writes the envelope onto the row (a new one, or the same dead letter seen again). */
+    void record(DeadLetterEnvelope e, Long jobId, String attemptsJson, byte[] storedPayload, long payloadSize,
+                Instant retentionUntil) {
         this.jobId = jobId;
-        this.reason = reason;
-        this.failureClass = failureClass;
-        this.error = error;
-        this.errorType = errorType;
-        this.payload = payload;
+        this.reason = e.reason();
+        this.failureClass = e.failureClass();
+        this.error = e.error();
+        this.errorType = e.errorType();
+        this.payload = storedPayload;
         this.payloadSize = payloadSize;
-        this.payloadSha256 = payloadSha256;
-        this.payloadTruncated = payload.length < payloadSize;
-        this.jmsMessageId = jmsMessageId;
-        this.traceId = traceId;
-        this.consumerVersion = consumerVersion;
-        this.failedAt = at;
-        this.status = Status.open.name();
+        this.payloadSha256 = e.payloadSha256();
+        this.payloadTruncated = storedPayload.length < payloadSize;
+        this.jmsMessageId = e.originalJmsMessageId();
+        this.traceId = e.traceId();
+        this.consumerVersion = e.consumerVersion();
+        if (this.firstSeenAt == null || (e.firstSeenAt() != null && e.firstSeenAt().isBefore(this.firstSeenAt))) {
+            this.firstSeenAt = e.firstSeenAt();
+        }
+        this.failedAt = e.failedAt();
+        this.idempotencyKey = e.idempotencyKey();
+        this.tenant = e.tenant();
+        this.campaignId = e.campaignId();
+        this.provider = e.provider();
+        this.attemptCount = e.attemptCount();
+        this.attempts = attemptsJson;
+        this.stacktrace = e.stacktrace();
+        this.expiresAt = e.expiresAt();
+        this.routedBy = e.routedBy();
+        this.retentionUntil = retentionUntil;
+    }
+
+    void status(Status next, Instant at) {
+        this.status = next.name();
+        this.statusChangedAt = at;
+    }
+
+    void retentionAlerted(Instant at) {
+        this.retentionAlertedAt = at;
+    }
+
+    void dropPayload() {
+        this.payload = null;
+    }
+
+    void dlqCopy(String dlqJmsMessageId) {
+        this.dlqJmsMessageId = dlqJmsMessageId;
     }
 
     public Long getId() { return id; }
@@ -104,4 +160,17 @@ public class DeadLetter {
     public String getConsumerVersion() { return consumerVersion; }
     public Instant getFirstSeenAt() { return firstSeenAt; }
     public Instant getFailedAt() { return failedAt; }
+    public String getIdempotencyKey() { return idempotencyKey; }
+    public String getTenant() { return tenant; }
+    public String getCampaignId() { return campaignId; }
+    public String getProvider() { return provider; }
+    public int getAttemptCount() { return attemptCount; }
+    public String getAttempts() { return attempts; }
+    public String getStacktrace() { return stacktrace; }
+    public Instant getExpiresAt() { return expiresAt; }
+    public String getRoutedBy() { return routedBy; }
+    public Instant getRetentionUntil() { return retentionUntil; }
+    public Instant getStatusChangedAt() { return statusChangedAt; }
+    public String getDlqJmsMessageId() { return dlqJmsMessageId; }
+    public Instant getRetentionAlertedAt() { return retentionAlertedAt; }
 }

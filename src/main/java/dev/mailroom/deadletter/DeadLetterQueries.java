@@ -5,7 +5,8 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.TypedQuery;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
@@ -17,48 +18,163 @@ public class DeadLetterQueries {
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
 
-    /** A filter; null fields match everything. */
-    public record Filter(String queue, String reason, String messageId) { }
+    /** A filter; null fields match everything. The time window is on {@code failed_at}, [from, to). */
+    public record Filter(String queue, String reason, String failureClass, String errorType, String campaignId,
+                         String tenant, String provider, String consumerVersion, String status, String messageId,
+                         Instant from, Instant to) {
 
-    public record Summary(long id, String consumer, String messageId, String sourceQueue, String reason,
-                          String failureClass, String status, String errorType, String error, long payloadSize,
-                          Instant firstSeenAt, Instant failedAt) { }
-
-    /** The whole envelope; {@code payloadBase64} is the stored (possibly truncated) payload. */
-    public record Envelope(long id, String consumer, String messageId, Long jobId, String sourceQueue,
-                           String reason, String failureClass, String status, String errorType, String error,
-                           String payloadBase64, long payloadSize, String payloadSha256, boolean payloadTruncated,
-                           String jmsMessageId, String traceId, String consumerVersion, Instant firstSeenAt,
-                           Instant failedAt) { }
-
-    public List<Summary> find(Filter f, int limit) {
-        StringBuilder jpql = new StringBuilder("select d from DeadLetter d where 1 = 1");
-        List<Object[]> params = new ArrayList<>();
-        if (f.queue() != null) {
-            jpql.append(" and d.sourceQueue = :queue");
-            params.add(new Object[] {"queue", f.queue()});
+        public static Filter byMessageId(String messageId) {
+            return new Filter(null, null, null, null, null, null, null, null, null, messageId, null, null);
         }
-        if (f.reason() != null) {
-            jpql.append(" and d.reason = :reason");
-            params.add(new Object[] {"reason", f.reason()});
-        }
-        if (f.messageId() != null) {
-            jpql.append(" and d.messageId = :messageId");
-            params.add(new Object[] {"messageId", f.messageId()});
-        }
-        jpql.append(" order by d.failedAt desc, d.id desc");
-        TypedQuery<DeadLetter> q = em.createQuery(jpql.toString(), DeadLetter.class).setMaxResults(limit);
-        params.forEach(p -> q.setParameter((String) p[0], p[1]));
-        return q.getResultStream().map(d -> new Summary(d.getId(), d.getConsumer(), d.getMessageId(),
-                d.getSourceQueue(), d.getReason(), d.getFailureClass(), d.getStatus(), d.getErrorType(), d.getError(),
-                d.getPayloadSize(), d.getFirstSeenAt(), d.getFailedAt())).toList();
     }
 
+    public record Summary(long id, String consumer, String messageId, String sourceQueue, String reason,
+                          String failureClass, String status, String routedBy, String errorType, String error,
+                          String campaignId, String tenant, String provider, String consumerVersion,
+                          int attemptCount, long payloadSize, Instant firstSeenAt, Instant failedAt) { }
+
+    /** A page of dead letters, newest first; {@code next} is the offset of the next page, or null. */
+    public record Page(List<Summary> items, int offset, int limit, Integer next) { }
+
+    /**
+     * Dead letters with the same (queue, reason, error type, normalised error): one cause, usually one
+     * fix. The error is normalised by replacing numbers, ids, addresses and quoted text, so "mailbox
+     * a@x full" and "mailbox b@y full" are one group.
+     */
+    public record Group(String queue, String reason, String errorType, String normalisedError, long count,
+                        Instant oldest, Instant newest) { }
+
+    public Page find(Filter f, int offset, int limit) {
+        StringBuilder jpql = new StringBuilder("select d from DeadLetter d where 1 = 1");
+        Map<String, Object> params = new LinkedHashMap<>();
+        where(jpql, params, f);
+        jpql.append(" order by d.failedAt desc, d.id desc");
+        TypedQuery<DeadLetter> q = em.createQuery(jpql.toString(), DeadLetter.class)
+                .setFirstResult(offset).setMaxResults(limit + 1);
+        params.forEach(q::setParameter);
+        List<Summary> rows = q.getResultStream().map(d -> new Summary(d.getId(), d.getConsumer(), d.getMessageId(),
+                d.getSourceQueue(), d.getReason(), d.getFailureClass(), d.getStatus(), d.getRoutedBy(),
+                d.getErrorType(), d.getError(), d.getCampaignId(), d.getTenant(), d.getProvider(),
+                d.getConsumerVersion(), d.getAttemptCount(), d.getPayloadSize(), d.getFirstSeenAt(),
+                d.getFailedAt())).toList();
+        boolean more = rows.size() > limit;
+        return new Page(more ? rows.subList(0, limit) : rows, offset, limit, more ? offset + limit : null);
+    }
+
+    public List<Summary> find(Filter f, int limit) {
+        return find(f, 0, limit).items();
+    }
+
+    /** Counts by group for the filter (open and resolved alike unless the filter says a status). */
+    public List<Group> groups(Filter f) {
+        StringBuilder jpql = new StringBuilder(
+                "select d.sourceQueue, d.reason, d.errorType, d.error, d.failedAt from DeadLetter d where 1 = 1");
+        Map<String, Object> params = new LinkedHashMap<>();
+        where(jpql, params, f);
+        var q = em.createQuery(jpql.toString(), Object[].class);
+        params.forEach(q::setParameter);
+        Map<List<String>, Group> groups = new LinkedHashMap<>();
+        q.getResultStream().forEach(r -> {
+            String normalised = normalise((String) r[3]);
+            List<String> key = java.util.Arrays.asList((String) r[0], (String) r[1], (String) r[2], normalised);
+            Instant at = (Instant) r[4];
+            groups.merge(key, new Group((String) r[0], (String) r[1], (String) r[2], normalised, 1, at, at),
+                    (a, b) -> new Group(a.queue(), a.reason(), a.errorType(), a.normalisedError(), a.count() + 1,
+                            a.oldest().isBefore(b.oldest()) ? a.oldest() : b.oldest(),
+                            a.newest().isAfter(b.newest()) ? a.newest() : b.newest()));
+        });
+        return groups.values().stream()
+                .sorted(java.util.Comparator.comparingLong(Group::count).reversed()
+                        .thenComparing(Group::newest, java.util.Comparator.reverseOrder()))
+                .toList();
+    }
+
+    static String normalise(String error) {
+        if (error == null) {
+            return null;
+        }
+        String s = error.length() > 300 ? error.substring(0, 300) : error;
+        return s.replaceAll("[\\w.+-]+@[\\w.-]+", "<address>")
+                .replaceAll("\"[^\"]*\"|'[^']*'", "<text>")
+                .replaceAll("\\b[0-9a-fA-F]{8}-[0-9a-fA-F-]{27,}\\b", "<id>")
+                .replaceAll("\\b\\d+\\b", "<n>")
+                .trim();
+    }
+
+    private static void where(StringBuilder jpql, Map<String, Object> params, Filter f) {
+        eq(jpql, params, "sourceQueue", f.queue());
+        eq(jpql, params, "reason", f.reason());
+        eq(jpql, params, "failureClass", f.failureClass());
+        eq(jpql, params, "errorType", f.errorType());
+        eq(jpql, params, "campaignId", f.campaignId());
+        eq(jpql, params, "tenant", f.tenant());
+        eq(jpql, params, "provider", f.provider());
+        eq(jpql, params, "consumerVersion", f.consumerVersion());
+        eq(jpql, params, "status", f.status());
+        eq(jpql, params, "messageId", f.messageId());
+        if (f.from() != null) {
+            jpql.append(" and d.failedAt >= :from");
+            params.put("from", f.from());
+        }
+        if (f.to() != null) {
+            jpql.append(" and d.failedAt < :to");
+            params.put("to", f.to());
+        }
+    }
+
+    private static void eq(StringBuilder jpql, Map<String, Object> params, String field, String value) {
+        if (value != null) {
+            jpql.append(" and d.").append(field).append(" = :").append(field);
+            params.put(field, value);
+        }
+    }
+
+    /**
+     * The whole envelope; {@code payloadBase64} is the stored (possibly truncated) payload, null once
+     * retention expired it; {@code attempts} is the attempt history as JSON.
+     */
+    public record Envelope(long id, int schemaVersion, String consumer, String messageId, String idempotencyKey,
+                           Long jobId, String sourceQueue, String reason, String failureClass, String status,
+                           String routedBy, String errorType, String error, String stacktrace,
+                           int attemptCount, com.fasterxml.jackson.databind.JsonNode attempts, String payloadBase64,
+                           long payloadSize, String payloadSha256, boolean payloadTruncated, String jmsMessageId,
+                           String dlqJmsMessageId, String traceId, String consumerVersion, String campaignId,
+                           String tenant, String provider, Instant expiresAt, Instant firstSeenAt, Instant failedAt,
+                           Instant retentionUntil, Instant statusChangedAt, List<StatusChange> history) { }
+
+    public record StatusChange(Instant at, String fromStatus, String toStatus, String actor, String reason) { }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
     public Optional<Envelope> envelope(long id) {
-        return Optional.ofNullable(em.find(DeadLetter.class, id)).map(d -> new Envelope(d.getId(), d.getConsumer(),
-                d.getMessageId(), d.getJobId(), d.getSourceQueue(), d.getReason(), d.getFailureClass(), d.getStatus(),
-                d.getErrorType(), d.getError(), Base64.getEncoder().encodeToString(d.getPayload()), d.getPayloadSize(),
-                d.getPayloadSha256(), d.isPayloadTruncated(), d.getJmsMessageId(), d.getTraceId(),
-                d.getConsumerVersion(), d.getFirstSeenAt(), d.getFailedAt()));
+        return Optional.ofNullable(em.find(DeadLetter.class, id)).map(d -> new Envelope(d.getId(),
+                DeadLetterEnvelope.SCHEMA_VERSION, d.getConsumer(), d.getMessageId(), d.getIdempotencyKey(),
+                d.getJobId(), d.getSourceQueue(), d.getReason(), d.getFailureClass(), d.getStatus(), d.getRoutedBy(),
+                d.getErrorType(), d.getError(), d.getStacktrace(), d.getAttemptCount(), json(d.getAttempts()),
+                d.getPayload() == null ? null : Base64.getEncoder().encodeToString(d.getPayload()),
+                d.getPayloadSize(), d.getPayloadSha256(), d.isPayloadTruncated(), d.getJmsMessageId(),
+                d.getDlqJmsMessageId(), d.getTraceId(), d.getConsumerVersion(), d.getCampaignId(), d.getTenant(),
+                d.getProvider(), d.getExpiresAt(), d.getFirstSeenAt(), d.getFailedAt(), d.getRetentionUntil(),
+                d.getStatusChangedAt(), history(d.getId())));
+    }
+
+    private List<StatusChange> history(long id) {
+        return em.createQuery("select e from DeadLetterEvent e where e.deadLetterId = :d order by e.id",
+                        DeadLetterEvent.class)
+                .setParameter("d", id)
+                .getResultStream()
+                .map(e -> new StatusChange(e.getAt(), e.getFromStatus(), e.getToStatus(), e.getActor(), e.getReason()))
+                .toList();
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode json(String s) {
+        if (s == null) {
+            return null;
+        }
+        try {
+            return JSON.readTree(s);
+        } catch (java.io.IOException e) {
+            return JSON.getNodeFactory().textNode(s);
+        }
     }
 }

@@ -1,21 +1,31 @@
 package dev.mailroom.deadletter;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.mailroom.ops.BuildInfo;
 import dev.mailroom.ops.MailroomConfig;
 import dev.mailroom.send.Destinations;
 import dev.mailroom.send.Incoming;
 import dev.mailroom.send.JobLedger;
+import dev.mailroom.send.JobQueries;
 import dev.mailroom.send.JobState;
 import dev.mailroom.send.MailJob;
 import dev.mailroom.send.ParseResult;
 import dev.mailroom.send.SendJob;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
+import jakarta.jms.BytesMessage;
 import jakarta.jms.JMSContext;
-import jakarta.jms.JMSProducer;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -24,7 +34,9 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.Config;
 
 /**
  * Dead-letters a message in the delivery's own transaction: a copy of the original payload,
@@ -37,61 +49,86 @@ public class DeadLetterRecorder {
 
     /** How much of a payload the dead_letter row keeps; the DLQ message keeps all of it. */
     public static final int MAX_STORED_PAYLOAD = 64 * 1024;
-    /** Envelope format version, also the {@code mr_schema_version} property. */
-    public static final int ENVELOPE_SCHEMA_VERSION = 1;
-    private static final int MAX_ERROR = 4000;
+    public static final String SYSTEM = "system";
     private static final Logger LOG = Logger.getLogger(DeadLetterRecorder.class.getName());
+    private static final ObjectMapper JSON = new ObjectMapper().registerModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS);
 
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
     @Inject
     JMSContext jms;
     @Inject
+    Destinations destinations;
+    @Inject
     JobLedger ledger;
     @Inject
+    JobQueries jobs;
+    @Inject
     MailroomConfig config;
+    @Inject
+    Config mpConfig;
     @Inject
     BuildInfo build;
     @Inject
     Clock clock;
-
     @Inject
-    Destinations destinations;
+    Event<DeadLetterArrived> arrivals;
 
     /** Dead-letters a message that is not a valid job (reason {@code poison}, failure class {@code poison}). */
     @Transactional(Transactional.TxType.MANDATORY)
     public DeadLetter poison(Incoming in, ParseResult.Rejected rejected) {
         Instant now = clock.instant();
         String error = rejected.reason() + ": " + rejected.detail();
-        Long jobId = null;
+        MailJob job = null;
         if (rejected.messageId() != null) {
-            jobId = recordOnJob(in, rejected, error, now);
+            job = recordOnJob(in, rejected, error, now);
         }
         String messageId = rejected.messageId() != null ? rejected.messageId() : "jms:" + in.jmsMessageId();
-        DeadLetter dl = upsert(in, messageId, jobId, "poison", "poison", bound(error), rejected.reason().name(), now);
-        sendToDlq(in, dl);
-        LOG.warning(() -> String.format("dead-lettered %s from %s to DLQ.%s: %s", messageId, in.queue(), in.queue(), bound(error)));
-        return dl;
+        DeadLetterEnvelope envelope = envelope(in, job, messageId, "poison", "poison", error,
+                rejected.reason().name(), null, DeadLetterEnvelope.ROUTED_BY_POLICY, now);
+        return recordAndCopy(in, envelope, job);
     }
 
     /**
      * Dead-letters a job the recoverability policy gave up on ({@code retries_exhausted},
      * {@code manual_review}, {@code unmapped_error}, {@code handler_error}, ...).
+     *
+     * @param cause the exception behind an internal failure (its stack trace is kept), or null
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public DeadLetter deadLetter(Incoming in, MailJob job, String reason, String failureClass, String error,
-                                 String errorType) {
+                                 String errorType, Throwable cause) {
         Instant now = clock.instant();
         ledger.moveTo(job, JobState.dead_lettered, now);
-        ledger.event(job, "dead_lettered", reason + " (" + failureClass + "): " + bound(error), now);
-        DeadLetter dl = upsert(in, job.getMessageId(), job.getId(), reason, failureClass, bound(error), errorType, now);
-        sendToDlq(in, dl);
-        LOG.warning(() -> String.format("dead-lettered %s from %s to DLQ.%s: %s (%s)", job.getMessageId(), in.queue(),
-                in.queue(), reason, failureClass));
+        ledger.event(job, "dead_lettered", reason + " (" + failureClass + "): "
+                + DeadLetterEnvelope.bound(error, 3000), now);
+        DeadLetterEnvelope envelope = envelope(in, job, job.getMessageId(), reason, failureClass, error, errorType,
+                cause == null ? null : stackTrace(cause), DeadLetterEnvelope.ROUTED_BY_POLICY, now);
+        return recordAndCopy(in, envelope, job);
+    }
+
+    /**
+     * Records a message the broker dead-lettered by itself (after max-delivery-attempts): it is in the
+     * DLQ already, so only the row is written, joined with what the database knows of the job.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public DeadLetter recordBrokerRouted(Incoming in, MailJob job, String messageId, Instant failedAt,
+                                         String dlqJmsMessageId) {
+        String error = "the broker moved it to DLQ." + in.queue() + " after its delivery limit: every delivery failed"
+                + " in a way the handler did not foresee (see the server log)";
+        if (job != null && !job.getState().finished()) {
+            ledger.moveTo(job, JobState.dead_lettered, failedAt);
+            ledger.event(job, "dead_lettered", "redelivery_limit: " + error, failedAt);
+        }
+        DeadLetterEnvelope envelope = envelope(in, job, messageId, "redelivery_limit", "internal", error,
+                "redelivery_limit", null, DeadLetterEnvelope.ROUTED_BY_BROKER, failedAt);
+        DeadLetter dl = store(in, envelope, job);
+        dl.dlqCopy(dlqJmsMessageId);
         return dl;
     }
 
-    private Long recordOnJob(Incoming in, ParseResult.Rejected rejected, String error, Instant now) {
+    private MailJob recordOnJob(Incoming in, ParseResult.Rejected rejected, String error, Instant now) {
         // A job row makes the rejection visible in GET /jobs/{message_id} and its timeline.
         SendJob stub = new SendJob(0, rejected.messageId(), null, null, null, null, null, List.of(), null, null,
                 null, null, null, null, null, null, null, null, null, null);
@@ -103,56 +140,106 @@ public class DeadLetterRecorder {
             ledger.event(job, "poison_copy_dead_lettered",
                     "a copy of this job (JMS message " + in.jmsMessageId() + ") was poison: " + error, now);
         }
-        return job.getId();
+        return job;
     }
 
-    private DeadLetter upsert(Incoming in, String messageId, Long jobId, String reason, String failureClass,
-                              String error, String errorType, Instant now) {
-        String consumer = config.consumerName();
-        List<DeadLetter> existing = em.createQuery(
-                        "select d from DeadLetter d where d.consumer = :c and d.messageId = :m", DeadLetter.class)
-                .setParameter("c", consumer)
-                .setParameter("m", messageId)
-                .getResultList();
-        DeadLetter dl = existing.isEmpty() ? new DeadLetter(consumer, messageId, in.queue(), now) : existing.get(0);
-        byte[] body = in.body();
-        dl.failed(jobId, reason, failureClass, error, errorType,
-                Arrays.copyOf(body, Math.min(body.length, MAX_STORED_PAYLOAD)), body.length, sha256(body),
-                in.jmsMessageId(), in.traceId(), build.consumerVersion(), now);
-        if (existing.isEmpty()) {
-            em.persist(dl);
-        }
-        em.flush();
+    private DeadLetterEnvelope envelope(Incoming in, MailJob job, String messageId, String reason,
+                                        String failureClass, String error, String errorType, String stacktrace,
+                                        String routedBy, Instant now) {
+        List<DeadLetterEnvelope.AttemptEntry> attempts = job == null ? List.of() : jobs.attempts(job.getId()).stream()
+                .map(a -> new DeadLetterEnvelope.AttemptEntry(a.number(), a.startedAt(), a.provider(),
+                        a.failureClass(), a.outcome(), a.code(), a.enhancedCode(), a.response()))
+                .toList();
+        String provider = job != null ? job.getProvider() : null;
+        return new DeadLetterEnvelope(reason, failureClass, messageId,
+                job != null ? job.getIdempotencyKey() : null, in.queue(), config.consumerName(),
+                build.consumerVersion(), attempts, job != null ? job.getReceivedAt() : now, now, errorType, error,
+                stacktrace, job != null && job.getTraceId() != null ? job.getTraceId() : in.traceId(),
+                job != null ? job.getCampaignId() : null, job != null ? job.getTenant() : null, provider,
+                job != null ? job.getExpiresAt() : null, routedBy, in.jmsMessageId(), sha256(in.body()));
+    }
+
+    private DeadLetter recordAndCopy(Incoming in, DeadLetterEnvelope envelope, MailJob job) {
+        DeadLetter dl = store(in, envelope, job);
+        dl.dlqCopy(sendToDlq(in, envelope, dl.getAttempts()));
+        LOG.warning(() -> String.format("dead-lettered %s from %s to DLQ.%s: %s (%s): %s", envelope.messageId(),
+                in.queue(), in.queue(), envelope.reason(), envelope.failureClass(),
+                DeadLetterEnvelope.bound(envelope.error(), 500)));
         return dl;
     }
 
-    private void sendToDlq(Incoming in, DeadLetter dl) {
-        JMSProducer p = jms.createProducer()
-                .setProperty("mr_schema_version", ENVELOPE_SCHEMA_VERSION)
-                .setProperty("mr_reason", dl.getReason())
-                .setProperty("mr_failure_class", dl.getFailureClass())
-                .setProperty("mr_message_id", dl.getMessageId())
-                .setProperty("mr_source_queue", in.queue())
-                .setProperty("mr_consumer", dl.getConsumer())
-                .setProperty("mr_consumer_version", dl.getConsumerVersion())
-                .setProperty("mr_error_type", dl.getErrorType())
-                .setProperty("mr_error", dl.getError())
-                .setProperty("mr_failed_at", dl.getFailedAt().toString())
-                .setProperty("mr_first_seen_at", dl.getFirstSeenAt().toString())
-                .setProperty("mr_original_jms_message_id", in.jmsMessageId())
-                .setProperty("mr_payload_sha256", dl.getPayloadSha256());
-        if (dl.getTraceId() != null) {
-            p.setProperty("mr_trace_id", dl.getTraceId());
+    /** Upserts the row for (consumer, message_id); the unique constraint makes a racing second insert fail. */
+    private DeadLetter store(Incoming in, DeadLetterEnvelope envelope, MailJob job) {
+        List<DeadLetter> existing = em.createQuery(
+                        "select d from DeadLetter d where d.consumer = :c and d.messageId = :m", DeadLetter.class)
+                .setParameter("c", envelope.consumer())
+                .setParameter("m", envelope.messageId())
+                .getResultList();
+        boolean first = existing.isEmpty();
+        DeadLetter dl = first ? new DeadLetter(envelope.consumer(), envelope.messageId(), in.queue()) : existing.get(0);
+        byte[] body = in.body();
+        Instant retentionUntil = envelope.failedAt().plus(
+                new DeadLetterRetention(k -> mpConfig.getOptionalValue(k, String.class)).forQueue(in.queue()));
+        dl.record(envelope, job == null ? null : job.getId(), attemptsJson(envelope),
+                Arrays.copyOf(body, Math.min(body.length, MAX_STORED_PAYLOAD)), body.length, retentionUntil);
+        if (first) {
+            em.persist(dl);
+            em.flush();
+            em.persist(new DeadLetterEvent(dl.getId(), envelope.failedAt(), null, DeadLetter.Status.open.name(),
+                    SYSTEM, envelope.reason() + " (" + envelope.routedBy() + ")"));
+        } else if (!DeadLetter.Status.open.name().equals(dl.getStatus())) {
+            // the same message failed again (e.g. after a replay): it is open again
+            em.persist(new DeadLetterEvent(dl.getId(), envelope.failedAt(), dl.getStatus(),
+                    DeadLetter.Status.open.name(), SYSTEM, "dead-lettered again: " + envelope.reason()));
+            dl.status(DeadLetter.Status.open, envelope.failedAt());
         }
-        if (in.textMessage()) {
-            p.send(destinations.deadLetterQueue(in.queue()), new String(in.body(), StandardCharsets.UTF_8));
-        } else {
-            p.send(destinations.deadLetterQueue(in.queue()), in.body());
+        em.flush();
+        arrivals.fire(new DeadLetterArrived(dl.getId(), envelope, first));
+        return dl;
+    }
+
+    private String sendToDlq(Incoming in, DeadLetterEnvelope envelope, String attemptsJson) {
+        try {
+            Message copy;
+            if (in.textMessage()) {
+                copy = jms.createTextMessage(new String(in.body(), StandardCharsets.UTF_8));
+            } else {
+                BytesMessage bytes = jms.createBytesMessage();
+                bytes.writeBytes(in.body());
+                copy = bytes;
+            }
+            for (Map.Entry<String, Object> p : envelope.jmsProperties(attemptsJson).entrySet()) {
+                copy.setObjectProperty(p.getKey(), p.getValue());
+            }
+            if (in.traceparent() != null) {
+                copy.setStringProperty("traceparent", in.traceparent());
+            }
+            jms.createProducer().send(destinations.deadLetterQueue(in.queue()), copy);
+            return copy.getJMSMessageID();
+        } catch (JMSException e) {
+            throw new IllegalStateException("cannot dead-letter " + envelope.messageId() + " to DLQ." + in.queue(), e);
         }
     }
 
-    static String bound(String s) {
-        return s == null || s.length() <= MAX_ERROR ? s : s.substring(0, MAX_ERROR);
+    static String attemptsJson(DeadLetterEnvelope envelope) {
+        try {
+            List<DeadLetterEnvelope.AttemptEntry> attempts = envelope.attempts();
+            String json = JSON.writeValueAsString(attempts);
+            // keep the newest attempts when the history is too long for a header and a row
+            while (json.length() > DeadLetterEnvelope.MAX_ATTEMPTS_JSON && attempts.size() > 1) {
+                attempts = attempts.subList(1, attempts.size());
+                json = JSON.writeValueAsString(attempts);
+            }
+            return DeadLetterEnvelope.bound(json, DeadLetterEnvelope.MAX_ATTEMPTS_JSON);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String stackTrace(Throwable t) {
+        StringWriter w = new StringWriter();
+        t.printStackTrace(new PrintWriter(w));
+        return w.toString();
     }
 
     static String sha256(byte[] body) {

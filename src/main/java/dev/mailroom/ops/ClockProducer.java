@@ -8,9 +8,18 @@ import java.time.Clock;
 @ApplicationScoped
 public class ClockProducer {
 
+    private final MovableClock clock = new MovableClock(Clock.systemUTC());
+
     @Produces
     @jakarta.inject.Singleton
     Clock clock() {
-        return Clock.systemUTC();
+        return clock;
+    }
+
+    @Produces
+    @jakarta.inject.Singleton
+    @jakarta.enterprise.inject.Typed(MovableClock.class)
+    MovableClock movableClock() {
+        return clock;
     }
 }

@@ -37,16 +37,20 @@ public class JobQueries {
         return q.getResultList().stream().map(this::view).toList();
     }
 
-    private JobView view(MailJob j) {
-        List<AttemptView> attempts = em.createQuery(
-                        "select a from JobAttempt a where a.jobId = :j order by a.attemptNumber", JobAttempt.class)
-                .setParameter("j", j.getId())
+    /** A job's attempts, oldest first. */
+    public List<AttemptView> attempts(long jobId) {
+        return em.createQuery("select a from JobAttempt a where a.jobId = :j order by a.attemptNumber", JobAttempt.class)
+                .setParameter("j", jobId)
                 .getResultStream()
                 .map(a -> new AttemptView(a.getAttemptNumber(), a.getProvider(), a.getStartedAt(),
                         a.getIrrevocableAt(), a.getFinishedAt(), a.getOutcome(), a.getCode(), a.getEnhancedCode(),
                         a.getResponse(), a.getErrorType(), a.getFailureClass(), a.isConsumedAttempt(),
                         a.getDecision()))
                 .toList();
+    }
+
+    private JobView view(MailJob j) {
+        List<AttemptView> attempts = attempts(j.getId());
         List<EventView> timeline = em.createQuery(
                         "select e from JobEvent e where e.jobId = :j order by e.id", JobEvent.class)
                 .setParameter("j", j.getId())

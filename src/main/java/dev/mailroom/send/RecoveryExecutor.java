@@ -39,7 +39,7 @@ public class RecoveryExecutor {
     Clock clock;
 
     @Transactional(Transactional.TxType.MANDATORY)
-    public void carryOut(Incoming in, Begin.Proceed p, Failure failure, RecoveryAction action) {
+    public void carryOut(Incoming in, Begin.Proceed p, Failure failure, RecoveryAction action, Throwable cause) {
         if (action instanceof RecoveryAction.RetryAfter r) {
             retry(in, p, action, r.delay());
         } else if (action instanceof RecoveryAction.Throttle t) {
@@ -53,7 +53,8 @@ public class RecoveryExecutor {
         } else if (action instanceof RecoveryAction.DeadLetter d) {
             deadLetters.deadLetter(in, ledger.job(p.jobId()), d.reason(), d.failureClass().wireName(),
                     failure.text(), failure.errorType() != null ? failure.errorType()
-                            : failure.provider() + " " + failure.code() + (failure.enhancedCode() == null ? "" : " " + failure.enhancedCode()));
+                            : failure.provider() + " " + failure.code() + (failure.enhancedCode() == null ? "" : " " + failure.enhancedCode()),
+                    cause);
         } else if (action instanceof RecoveryAction.Discard d) {
             ledger.finish(p.jobId(), JobState.discarded, "discarded", d.describe() + "; never sent late");
         } else if (action instanceof RecoveryAction.Ack a) {

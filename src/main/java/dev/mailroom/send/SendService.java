@@ -105,7 +105,7 @@ public class SendService {
             response = new ProviderResponse(ProviderResponse.Status.REJECTED, provider.name(), null, null,
                     String.valueOf(bug.getMessage()), null, null, bug.getClass().getName());
             failure = Failure.internal(bug);
-            decideAndCarryOut(in, proceed, response, failure);
+            decideAndCarryOut(in, proceed, response, failure, bug);
             return;
         }
         if (response.accepted()) {
@@ -119,16 +119,17 @@ public class SendService {
         if (failure.failureClass() == FailureClass.THROTTLED) {
             rateLimiter.onThrottle();
         }
-        decideAndCarryOut(in, proceed, response, failure);
+        decideAndCarryOut(in, proceed, response, failure, null);
     }
 
-    private void decideAndCarryOut(Incoming in, Begin.Proceed proceed, ProviderResponse response, Failure failure) {
+    private void decideAndCarryOut(Incoming in, Begin.Proceed proceed, ProviderResponse response, Failure failure,
+                                   Throwable cause) {
         metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
         RecoveryAction action = RecoverabilityPolicy.decide(failure, ledger.historyBefore(proceed.jobId(),
                         proceed.attemptId()), policies.forQueue(in.queue()), proceed.expiresAt(), clock.instant(),
                 ThreadLocalRandom.current());
         ledger.recordFailure(proceed, response, failure, action);
-        executor.carryOut(in, proceed, failure, action);
+        executor.carryOut(in, proceed, failure, action, cause);
         metrics.outcome(in.queue(), outcomeOf(action));
     }
 

@@ -62,7 +62,7 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  *
  * <p>Arguments: {@code [N]}. System properties: {@code bench.server-home}, {@code bench.work-dir},
  * {@code bench.port-offset} (300), {@code bench.consumers} (sandbox runs, {@code 4,2,8}; the first one also hosts
- * the baseline), {@code bench.http-consumers} ({@code 4,8,32}), {@code bench.latency-ms} (50),
+ * the baseline), {@code bench.http-consumers} ({@code 4,32}), {@code bench.latency-ms} (50),
  * {@code bench.warmup} (min(200, N/10)), {@code bench.pid-file} (where the server JVM's pid is written while it runs,
  * for bench/run.sh's cleanup).
  */
@@ -105,7 +105,7 @@ public final class SendBench {
         this.work = Path.of(System.getProperty("bench.work-dir", "target-bench/bench-work")).toAbsolutePath().normalize();
         this.offset = Integer.getInteger("bench.port-offset", 300);
         this.sandboxConsumers = ints(System.getProperty("bench.consumers", "4,2,8"));
-        this.httpConsumers = ints(System.getProperty("bench.http-consumers", "4,8,32"));
+        this.httpConsumers = ints(System.getProperty("bench.http-consumers", "4,32"));
         this.latencyMs = Long.getLong("bench.latency-ms", 50);
         String pid = System.getProperty("bench.pid-file", "");
         this.pidFile = pid.isBlank() ? null : Path.of(pid).toAbsolutePath();

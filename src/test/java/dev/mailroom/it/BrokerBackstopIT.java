@@ -2,6 +2,7 @@ package dev.mailroom.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.mailroom.it.support.ItEnvironment;
 import dev.mailroom.testsupport.SmtpTestServer;
 import jakarta.jms.Message;
@@ -43,6 +44,26 @@ class BrokerBackstopIT {
         assertThat(smtp.receivedCount()).as("nothing was sent").isEqualTo(before);
         assertThat(env.api().getJson("/api/v1/queues").get(0).path("depth").asLong())
                 .as("it left mail.send").isZero();
+
+        // the DLQ sweeper (every 2 s on the IT server) gives it exactly one dead_letter row
+        JsonNode rows = env.api().awaitJson("/api/v1/dead-letters?message_id=" + id, l -> l.path("items").size() == 1,
+                Duration.ofSeconds(30));
+        JsonNode row = env.api().getJson("/api/v1/dead-letters/" + rows.path("items").get(0).path("id").asLong());
+        assertThat(row.path("routed_by").asText()).isEqualTo("broker");
+        assertThat(row.path("reason").asText()).isEqualTo("redelivery_limit");
+        assertThat(row.path("source_queue").asText()).isEqualTo("mail.send");
+        assertThat(row.path("dlq_jms_message_id").asText()).isEqualTo(dead.getJMSMessageID());
+        assertThat(new String(java.util.Base64.getDecoder().decode(row.path("payload_base64").asText()),
+                java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(job);
+
+        // a second (and third) sweep changes nothing
+        Jobs.sleep(5000);
+        JsonNode again = env.api().getJson("/api/v1/dead-letters?message_id=" + id).path("items");
+        assertThat(again).hasSize(1);
+        JsonNode same = env.api().getJson("/api/v1/dead-letters/" + again.get(0).path("id").asLong());
+        assertThat(same.path("id").asLong()).isEqualTo(row.path("id").asLong());
+        assertThat(same.path("failed_at").asText()).isEqualTo(row.path("failed_at").asText());
+        assertThat(same.path("history")).hasSize(1);
     }
 
     private static Message awaitOnDlq(ItEnvironment env, String id) throws InterruptedException {

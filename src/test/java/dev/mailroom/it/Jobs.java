@@ -46,6 +46,13 @@ final class Jobs {
         return SmtpProvider.messageIdFor(key, MESSAGE_ID_DOMAIN);
     }
 
+    /** The event types of a job's timeline, in order. */
+    static java.util.List<String> types(JsonNode job) {
+        java.util.List<String> types = new ArrayList<>();
+        job.path("timeline").forEach(e -> types.add(e.path("type").asText()));
+        return types;
+    }
+
     /** Sleeps; an interrupt fails the test instead of being lost. */
     static void sleep(long ms) {
         try {

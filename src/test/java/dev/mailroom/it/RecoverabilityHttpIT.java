@@ -139,7 +139,7 @@ class RecoverabilityHttpIT {
         JsonNode job = awaitState(id, "dead_lettered", Duration.ofSeconds(60));
         assertThat(job.path("attempts")).hasSize(1);
         assertThat(job.path("attempts").get(0).path("failure_class").asText()).isEqualTo("unknown");
-        JsonNode dl = api.getJson("/api/v1/dead-letters?message_id=" + id).get(0);
+        JsonNode dl = api.getJson("/api/v1/dead-letters?message_id=" + id).path("items").get(0);
         assertThat(dl.path("reason").asText()).isEqualTo("unmapped_error");
         assertThat(dl.path("failure_class").asText()).isEqualTo("unknown");
         assertThat(callsFor(id)).hasSize(1);
@@ -164,8 +164,8 @@ class RecoverabilityHttpIT {
         env.jms().sendText("mail.send", "<<not json>> " + marker);
 
         JsonNode dl = api.awaitJson("/api/v1/dead-letters?reason=poison&limit=1000",
-                list -> find(list, marker) != null, Duration.ofSeconds(60));
-        assertThat(find(dl, marker).path("error_type").asText()).isEqualTo("not_json");
+                list -> find(list.path("items"), marker) != null, Duration.ofSeconds(60));
+        assertThat(find(dl.path("items"), marker).path("error_type").asText()).isEqualTo("not_json");
         assertThat(http.getAllServeEvents().size()).isEqualTo(callsBefore);
     }
 

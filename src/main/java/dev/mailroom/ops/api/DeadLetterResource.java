@@ -1,7 +1,9 @@
 package dev.mailroom.ops.api;
 
+import dev.mailroom.deadletter.DeadLetterMetrics;
 import dev.mailroom.deadletter.DeadLetterQueries;
 import jakarta.inject.Inject;
+import jakarta.ws.rs.BadRequestException;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -10,10 +12,13 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 
 /**
- * {@code GET /api/v1/dead-letters?queue=&reason=&message_id=&limit=} (newest first) and
- * {@code GET /api/v1/dead-letters/{id}} (the whole envelope, payload in base64).
+ * Dead letters: {@code GET /api/v1/dead-letters} (filtered, paged, newest first),
+ * {@code /dead-letters/{id}} (the whole envelope), {@code /dead-letters/groups} (counts by cause) and
+ * {@code /dead-letters/stats} (open counts, oldest age, retention, jobs by state: what the metrics say).
  */
 @Path("/v1/dead-letters")
 @Produces(MediaType.APPLICATION_JSON)
@@ -21,16 +26,50 @@ public class DeadLetterResource {
 
     @Inject
     DeadLetterQueries deadLetters;
+    @Inject
+    DeadLetterMetrics metrics;
 
     @GET
     public Response list(@QueryParam("queue") String queue, @QueryParam("reason") String reason,
-                         @QueryParam("message_id") String messageId,
+                         @QueryParam("failure_class") String failureClass, @QueryParam("error_type") String errorType,
+                         @QueryParam("campaign_id") String campaignId, @QueryParam("tenant") String tenant,
+                         @QueryParam("provider") String provider, @QueryParam("consumer_version") String version,
+                         @QueryParam("status") String status, @QueryParam("message_id") String messageId,
+                         @QueryParam("from") String from, @QueryParam("to") String to,
+                         @QueryParam("offset") @DefaultValue("0") String offset,
                          @QueryParam("limit") @DefaultValue("100") String limit) {
         int n = Limits.parse(limit, 1, 1000);
         if (n < 0) {
             return ApiError.response(Response.Status.BAD_REQUEST, "invalid_limit", "limit is a whole number from 1 to 1000");
         }
-        return Response.ok(deadLetters.find(new DeadLetterQueries.Filter(queue, reason, messageId), n)).build();
+        int skip = Limits.parse(offset, 0, Integer.MAX_VALUE);
+        if (skip < 0) {
+            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_offset", "offset is a whole number from 0");
+        }
+        DeadLetterQueries.Filter filter = new DeadLetterQueries.Filter(queue, reason, failureClass, errorType,
+                campaignId, tenant, provider, version, status, messageId, instant("from", from), instant("to", to));
+        return Response.ok(deadLetters.find(filter, skip, n)).build();
+    }
+
+    @GET
+    @Path("/groups")
+    public Response groups(@QueryParam("queue") String queue, @QueryParam("reason") String reason,
+                           @QueryParam("status") @DefaultValue("open") String status,
+                           @QueryParam("from") String from, @QueryParam("to") String to) {
+        DeadLetterQueries.Filter filter = new DeadLetterQueries.Filter(queue, reason, null, null, null, null, null,
+                null, "all".equals(status) ? null : status, null, instant("from", from), instant("to", to));
+        return Response.ok(deadLetters.groups(filter)).build();
+    }
+
+    @GET
+    @Path("/stats")
+    public Response stats() {
+        var snapshot = metrics.latest();
+        if (snapshot == null) {
+            return ApiError.response(Response.Status.SERVICE_UNAVAILABLE, "not_ready",
+                    "the dead-letter monitor has not taken its first snapshot yet");
+        }
+        return Response.ok(snapshot).build();
     }
 
     @GET
@@ -46,5 +85,16 @@ public class DeadLetterResource {
                 .map(e -> Response.ok(e).build())
                 .orElseGet(() -> ApiError.response(Response.Status.NOT_FOUND, "dead_letter_not_found",
                         "no dead letter with id " + id));
+    }
+
+    private static Instant instant(String name, String value) {
+        if (value == null || value.isBlank()) {
+            return null;
+        }
+        try {
+            return Instant.parse(value.trim());
+        } catch (DateTimeParseException e) {
+            throw new BadRequestException(name + " is not an ISO-8601 instant (e.g. 2026-11-29T10:00:00Z): " + value);
+        }
     }
 }

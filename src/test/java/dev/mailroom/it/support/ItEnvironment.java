@@ -232,6 +232,11 @@ public final class ItEnvironment {
             if (!PROFILE_DEFAULT.equals(profile)) {
                 // test-sized retry policy: the defaults wait minutes to hours for a soft bounce
                 env.put("MAILROOM_POLICY_DEFAULT_SOFT_BOUNCE_DELAYS", "1s,2s,3s");
+                env.put("MAILROOM_POLICY_DEFAULT_INTERNAL_DELAYS", "1s");
+                // the bulk queue has a policy of its own: one quick transient retry
+                env.put("MAILROOM_POLICY_MAIL_SEND_BULK_TRANSIENT_DELAYS", "1s");
+                env.put("MAILROOM_POLICY_MAIL_SEND_BULK_TRANSIENT_MAX_RETRIES", "1");
+                env.put("MAILROOM_DEADLETTER_SWEEP_INTERVAL", "PT2S");
                 Path templates = profileDir.resolve("templates");
                 try {
                     Files.createDirectories(templates);

@@ -1,0 +1,138 @@
+package dev.mailroom.deadletter;
+
+import dev.mailroom.send.SchemaMigration;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.EJB;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.Timeout;
+import jakarta.ejb.Timer;
+import jakarta.ejb.TimerConfig;
+import jakarta.ejb.TimerService;
+import jakarta.enterprise.event.Event;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Every {@code mailroom.deadletter.monitor-interval} (default 10 s): applies retention, checks the
+ * oldest open dead letter's age, and publishes a fresh {@link DeadLetterStats.Snapshot} to the
+ * metrics and the API. Time is Mailroom's clock, so tests move it instead of sleeping.
+ *
+ * <p>Retention: a resolved entry (replayed, discarded) is purged once its retention ends; an open
+ * one is announced {@code mailroom.deadletter.retention-alert-before} (default 2 days) before, and
+ * when its retention ends it becomes {@code expired}: the envelope is kept, only the payload is dropped.
+ */
+@Singleton
+@Startup
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+public class DeadLetterMonitor {
+
+    @Resource
+    TimerService timers;
+    @Inject
+    @ConfigProperty(name = "mailroom.deadletter.monitor-interval", defaultValue = "PT10S")
+    String interval;
+    @Inject
+    @ConfigProperty(name = "mailroom.deadletter.retention-alert-before", defaultValue = "P2D")
+    String alertBefore;
+    @Inject
+    @ConfigProperty(name = "mailroom.deadletter.oldest-age-limit", defaultValue = "PT24H")
+    String oldestAgeLimit;
+    @Inject
+    DeadLetterStats stats;
+    @Inject
+    DeadLetterMetrics metrics;
+    @Inject
+    Event<DeadLetterNotice> notices;
+    @Inject
+    Clock clock;
+    @PersistenceContext(unitName = "mailroom")
+    EntityManager em;
+    @EJB
+    SchemaMigration schema;
+
+    /** When the oldest-age alert last went out per queue: at most once per age limit. */
+    private final Map<String, Instant> oldestAlerted = new HashMap<>();
+
+    @PostConstruct
+    void schedule() {
+        long ms = Duration.parse(interval).toMillis();
+        timers.createIntervalTimer(ms, ms, new TimerConfig("dead-letter-monitor", false));
+    }
+
+    @Timeout
+    void onTimer(Timer timer) {
+        schema.awaitMigrated();
+        Instant now = clock.instant();
+        applyRetention(now);
+        DeadLetterStats.Snapshot snapshot = stats.snapshot(now);
+        checkOldestAge(snapshot, now);
+        metrics.publish(snapshot);
+    }
+
+    void applyRetention(Instant now) {
+        // resolved and past retention: purged (the job's timeline keeps what happened)
+        em.createQuery("""
+                        delete from DeadLetterEvent e where e.deadLetterId in (select d.id from DeadLetter d
+                        where d.status in ('replayed', 'discarded') and d.retentionUntil <= :now)""")
+                .setParameter("now", now).executeUpdate();
+        em.createQuery("delete from DeadLetter d where d.status in ('replayed', 'discarded') and d.retentionUntil <= :now")
+                .setParameter("now", now).executeUpdate();
+
+        // open and about to expire: announced once
+        Instant horizon = now.plus(Duration.parse(alertBefore));
+        for (DeadLetter d : em.createQuery("""
+                        select d from DeadLetter d where d.status = 'open' and d.retentionUntil <= :horizon
+                        and d.retentionUntil > :now and d.retentionAlertedAt is null""", DeadLetter.class)
+                .setParameter("horizon", horizon).setParameter("now", now).getResultList()) {
+            d.retentionAlerted(now);
+            notices.fire(new DeadLetterNotice(DeadLetterNotice.Kind.RETENTION_EXPIRING, d.getSourceQueue(),
+                    d.getReason(), d.getMessageId(), "dead letter " + d.getMessageId() + " (" + d.getReason()
+                    + ") is still open and its retention ends at " + d.getRetentionUntil(), now));
+        }
+
+        // open and past retention: expired, envelope kept, payload dropped
+        for (DeadLetter d : em.createQuery(
+                        "select d from DeadLetter d where d.status = 'open' and d.retentionUntil <= :now", DeadLetter.class)
+                .setParameter("now", now).getResultList()) {
+            em.persist(new DeadLetterEvent(d.getId(), now, d.getStatus(), DeadLetter.Status.expired.name(),
+                    DeadLetterRecorder.SYSTEM, "retention ended at " + d.getRetentionUntil()
+                    + " while open; envelope kept, payload dropped (the DLQ message is left as it is)"));
+            d.status(DeadLetter.Status.expired, now);
+            d.dropPayload();
+        }
+    }
+
+    void checkOldestAge(DeadLetterStats.Snapshot snapshot, Instant now) {
+        Duration limit = Duration.parse(oldestAgeLimit);
+        Map<String, Instant> oldestPerQueue = new HashMap<>();
+        Map<String, String> reasonOfOldest = new HashMap<>();
+        for (DeadLetterStats.OpenGroup g : snapshot.open()) {
+            Instant seen = oldestPerQueue.get(g.queue());
+            if (seen == null || g.oldestFailedAt().isBefore(seen)) {
+                oldestPerQueue.put(g.queue(), g.oldestFailedAt());
+                reasonOfOldest.put(g.queue(), g.reason());
+            }
+        }
+        oldestPerQueue.forEach((queue, oldest) -> {
+            Duration age = Duration.between(oldest, now);
+            Instant last = oldestAlerted.get(queue);
+            if (age.compareTo(limit) > 0 && (last == null || Duration.between(last, now).compareTo(limit) >= 0)) {
+                oldestAlerted.put(queue, now);
+                notices.fire(new DeadLetterNotice(DeadLetterNotice.Kind.OLDEST_AGE_EXCEEDED, queue,
+                        reasonOfOldest.get(queue), null, "the oldest open dead letter of " + queue + " is "
+                        + age.toHours() + " h old (limit " + limit + ")", now));
+            }
+        });
+    }
+}

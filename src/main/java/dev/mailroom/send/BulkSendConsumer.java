@@ -1,0 +1,24 @@
+package dev.mailroom.send;
+
+import jakarta.ejb.ActivationConfigProperty;
+import jakarta.ejb.MessageDriven;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+
+/**
+ * Consumes the send queue {@code mail.send.bulk} (campaign and other bulk mail): its own queue, DLQ,
+ * policy and consumer count, so a bulk backlog never delays a password reset.
+ */
+@MessageDriven(activationConfig = {
+        @ActivationConfigProperty(propertyName = "destinationLookup", propertyValue = "java:/jms/queue/mail.send.bulk"),
+        @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
+        @ActivationConfigProperty(propertyName = "maxSession", propertyValue = "${env.MAILROOM_BULK_CONSUMERS:2}")
+})
+@TransactionAttribute(TransactionAttributeType.REQUIRED)
+public class BulkSendConsumer extends SendQueueConsumer {
+
+    @Override
+    protected String queue() {
+        return "mail.send.bulk";
+    }
+}

@@ -1,0 +1,38 @@
+package dev.mailroom.send;
+
+import jakarta.jms.BytesMessage;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.TextMessage;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+
+/** Reads a JMS message into an {@link Incoming}: the one place that knows JMS message types. */
+public final class JmsMessages {
+
+    private JmsMessages() {
+    }
+
+    /**
+     * @param queue the send queue the message belongs to (for a dead letter: the queue it came from)
+     */
+    public static Incoming incoming(Message m, String queue) throws JMSException {
+        byte[] body;
+        boolean text = m instanceof TextMessage;
+        if (text) {
+            String s = ((TextMessage) m).getText();
+            body = s == null ? new byte[0] : s.getBytes(StandardCharsets.UTF_8);
+        } else if (m instanceof BytesMessage bytes) {
+            bytes.reset();
+            body = new byte[(int) bytes.getBodyLength()];
+            bytes.readBytes(body);
+        } else {
+            // Map/Object/Stream messages are not jobs: an empty body is dead-lettered as not_json.
+            body = new byte[0];
+        }
+        int deliveryCount = m.propertyExists("JMSXDeliveryCount") ? m.getIntProperty("JMSXDeliveryCount") : 1;
+        String traceparent = m.propertyExists("traceparent") ? m.getStringProperty("traceparent") : null;
+        return new Incoming(queue, m.getJMSMessageID(), m.getJMSRedelivered(), deliveryCount, body, text,
+                traceparent, m.getJMSTimestamp() > 0 ? Instant.ofEpochMilli(m.getJMSTimestamp()) : null);
+    }
+}
