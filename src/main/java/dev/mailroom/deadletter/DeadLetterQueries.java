@@ -140,7 +140,8 @@ public class DeadLetterQueries {
                            long payloadSize, String payloadSha256, boolean payloadTruncated, String jmsMessageId,
                            String dlqJmsMessageId, String traceId, String consumerVersion, String campaignId,
                            String tenant, String provider, Instant expiresAt, Instant firstSeenAt, Instant failedAt,
-                           Instant retentionUntil, Instant statusChangedAt, List<StatusChange> history) { }
+                           Instant retentionUntil, Instant retentionAlertedAt, Instant statusChangedAt,
+                           List<StatusChange> history) { }
 
     public record StatusChange(Instant at, String fromStatus, String toStatus, String actor, String reason) { }
 
@@ -155,7 +156,7 @@ public class DeadLetterQueries {
                 d.getPayloadSize(), d.getPayloadSha256(), d.isPayloadTruncated(), d.getJmsMessageId(),
                 d.getDlqJmsMessageId(), d.getTraceId(), d.getConsumerVersion(), d.getCampaignId(), d.getTenant(),
                 d.getProvider(), d.getExpiresAt(), d.getFirstSeenAt(), d.getFailedAt(), d.getRetentionUntil(),
-                d.getStatusChangedAt(), history(d.getId())));
+                d.getRetentionAlertedAt(), d.getStatusChangedAt(), history(d.getId())));
     }
 
     private List<StatusChange> history(long id) {

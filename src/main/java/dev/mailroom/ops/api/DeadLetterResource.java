@@ -28,6 +28,8 @@ public class DeadLetterResource {
     DeadLetterQueries deadLetters;
     @Inject
     DeadLetterMetrics metrics;
+    @Inject
+    dev.mailroom.deadletter.DeadLetterActions actions;
 
     @GET
     public Response list(@QueryParam("queue") String queue, @QueryParam("reason") String reason,
@@ -70,6 +72,31 @@ public class DeadLetterResource {
                     "the dead-letter monitor has not taken its first snapshot yet");
         }
         return Response.ok(snapshot).build();
+    }
+
+    /** The body of an operator action: who and why, both required. */
+    public record ActionRequest(String actor, String reason) { }
+
+    /**
+     * {@code POST /api/v1/dead-letters/{id}/discard} with {@code {"actor": ..., "reason": ...}}: resolved
+     * without sending, recorded with who and why. (Authentication and roles come with the console.)
+     */
+    @jakarta.ws.rs.POST
+    @Path("/{id}/discard")
+    @jakarta.ws.rs.Consumes(MediaType.APPLICATION_JSON)
+    public Response discard(@PathParam("id") String id, ActionRequest request) {
+        long n;
+        try {
+            n = Long.parseLong(id);
+        } catch (NumberFormatException e) {
+            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_id", "a dead letter's id is a number");
+        }
+        try {
+            actions.discard(n, request == null ? null : request.actor(), request == null ? null : request.reason());
+        } catch (dev.mailroom.deadletter.DeadLetterActions.Refused e) {
+            return ApiError.response(e.status(), "discard_refused", e.getMessage());
+        }
+        return one(id);
     }
 
     @GET

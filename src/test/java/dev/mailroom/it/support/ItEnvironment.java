@@ -237,6 +237,8 @@ public final class ItEnvironment {
                 env.put("MAILROOM_POLICY_MAIL_SEND_BULK_TRANSIENT_DELAYS", "1s");
                 env.put("MAILROOM_POLICY_MAIL_SEND_BULK_TRANSIENT_MAX_RETRIES", "1");
                 env.put("MAILROOM_DEADLETTER_SWEEP_INTERVAL", "PT2S");
+                env.put("MAILROOM_DEADLETTER_MONITOR_INTERVAL", "PT1S");
+                env.put("MAILROOM_TESTING_CLOCK_CONTROL", "true");
                 Path templates = profileDir.resolve("templates");
                 try {
                     Files.createDirectories(templates);

@@ -1,0 +1,113 @@
+package dev.mailroom.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mailroom.it.support.ItEnvironment;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * After a mixed run (sent, poison, content policy, soft bounce), one Prometheus scrape and one API call
+ * tell the same story: open dead letters, oldest age and retention per (queue, reason), arrivals, and
+ * jobs by state.
+ */
+@Tag("smtp")
+class DeadLetterMetricsIT {
+
+    private static final Pattern SAMPLE = Pattern.compile("^(\\w+)(?:\\{([^}]*)})?\\s+(\\S+)$");
+
+    @Test
+    void prometheusAndTheApiAgreeAfterAMixedRun() throws Exception {
+        ItEnvironment env = ItEnvironment.get();
+        String prefix = Jobs.runPrefix("mixed");
+        env.smtp().enqueueReply(550, "5.7.1 rejected by policy");
+        env.jms().sendText("mail.send", Jobs.job(prefix + "policy"));
+        env.api().awaitJson("/api/v1/jobs/" + prefix + "policy", j -> "dead_lettered".equals(j.path("state").asText()),
+                Duration.ofSeconds(60));
+        for (int i = 0; i < 3; i++) {
+            env.jms().sendText("mail.send", "not a job " + prefix + i);
+        }
+        for (String id : Jobs.ids(prefix + "ok-", 5)) {
+            env.jms().sendText("mail.send", Jobs.job(id));
+        }
+        for (String id : Jobs.ids(prefix + "ok-", 5)) {
+            env.api().awaitJson("/api/v1/jobs/" + id, j -> "sent_to_provider".equals(j.path("state").asText()),
+                    Duration.ofSeconds(60));
+        }
+        // a snapshot taken after everything above is recorded (the monitor runs every second here)
+        Instant after = Instant.now().plusMillis(200);
+        JsonNode stats = env.api().awaitJson("/api/v1/dead-letters/stats",
+                s -> Instant.parse(s.path("as_of").asText()).isAfter(after), Duration.ofSeconds(30));
+        // a scrape and an API answer of the same snapshot (the gauges say which one they show)
+        Map<String, Double> metrics = Map.of();
+        for (int i = 0; i < 50; i++) {
+            stats = env.api().getJson("/api/v1/dead-letters/stats");
+            metrics = scrape(env);
+            double shown = metrics.getOrDefault("mailroom_deadletter_snapshot_timestamp_seconds|", -1.0);
+            if (shown == Instant.parse(stats.path("as_of").asText()).toEpochMilli() / 1000.0) {
+                break;
+            }
+        }
+        assertThat(metrics.get("mailroom_deadletter_snapshot_timestamp_seconds|"))
+                .isEqualTo(Instant.parse(stats.path("as_of").asText()).toEpochMilli() / 1000.0);
+
+        Instant asOf = Instant.parse(stats.path("as_of").asText());
+        assertThat(stats.path("open")).isNotEmpty();
+        long openPoison = 0;
+        for (JsonNode g : stats.path("open")) {
+            String labels = "queue=" + g.path("queue").asText() + ",reason=" + g.path("reason").asText();
+            assertThat(metrics.get("mailroom_deadletter_open|" + labels)).as(labels).isEqualTo(g.path("open").asDouble());
+            double oldestAge = Duration.between(Instant.parse(g.path("oldest_failed_at").asText()), asOf).toMillis() / 1000.0;
+            assertThat(metrics.get("mailroom_deadletter_oldest_age_seconds|" + labels)).as(labels).isEqualTo(oldestAge);
+            double retention = Duration.between(asOf, Instant.parse(g.path("nearest_retention").asText())).toMillis() / 1000.0;
+            assertThat(metrics.get("mailroom_deadletter_retention_expiry_seconds|" + labels)).as(labels).isEqualTo(retention);
+            if (g.path("queue").asText().equals("mail.send") && g.path("reason").asText().equals("poison")) {
+                openPoison = g.path("open").asLong();
+            }
+        }
+        assertThat(openPoison).isGreaterThanOrEqualTo(3);
+        // the API's own list agrees with the figure
+        JsonNode listed = env.api().getJson("/api/v1/dead-letters?queue=mail.send&reason=poison&status=open&limit=1000");
+        assertThat((long) listed.path("items").size()).isEqualTo(openPoison);
+        // arrivals are counted (at least what this test dead-lettered)
+        assertThat(metrics.get("mailroom_deadletter_arrivals_total|queue=mail.send,reason=poison")).isGreaterThanOrEqualTo(3.0);
+        assertThat(metrics.get("mailroom_deadletter_arrivals_total|queue=mail.send,reason=manual_review")).isGreaterThanOrEqualTo(1.0);
+        for (JsonNode c : stats.path("job_states")) {
+            String labels = "queue=" + c.path("queue").asText() + ",state=" + c.path("state").asText();
+            assertThat(metrics.get("mailroom_jobs_state|" + labels)).as(labels).isEqualTo(c.path("jobs").asDouble());
+        }
+    }
+
+    /** name|label=value,... (labels sorted, WF_DEPLOYMENT dropped) -> value. */
+    static Map<String, Double> scrape(ItEnvironment env) throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + env.server().managementPort() + "/prometheus")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(200);
+        Map<String, Double> out = new HashMap<>();
+        for (String line : r.body().lines().toList()) {
+            Matcher m = SAMPLE.matcher(line);
+            if (!m.matches() || !m.group(1).startsWith("mailroom_")) {
+                continue;
+            }
+            List<String> labels = java.util.Arrays.stream(m.group(2) == null ? new String[0] : m.group(2).split(","))
+                    .filter(l -> !l.startsWith("WF_DEPLOYMENT"))
+                    .map(l -> l.replace("\"", ""))
+                    .sorted().toList();
+            out.put(m.group(1) + "|" + String.join(",", labels), Double.parseDouble(m.group(3)));
+        }
+        return out;
+    }
+}
