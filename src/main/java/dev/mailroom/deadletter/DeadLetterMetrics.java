@@ -1,6 +1,6 @@
 package dev.mailroom.deadletter;
 
-import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -74,7 +74,9 @@ public class DeadLetterMetrics {
         seen.add(key);
         values.computeIfAbsent(key, k -> {
             Value holder = new Value();
-            Gauge.builder(name, holder, h -> h.v).tags(tags).register(registry);
+            // registry.gauge(...), not Gauge.builder(...).register(...): WildFly 39's per-deployment
+            // registry forwards only the former to the registry Prometheus reads
+            registry.gauge(name, Tags.of(tags), holder, h -> h.v);
             return holder;
         }).v = value;
     }

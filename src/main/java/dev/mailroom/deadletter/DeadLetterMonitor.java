@@ -98,7 +98,8 @@ public class DeadLetterMonitor {
             d.retentionAlerted(now);
             notices.fire(new DeadLetterNotice(DeadLetterNotice.Kind.RETENTION_EXPIRING, d.getSourceQueue(),
                     d.getReason(), d.getMessageId(), "dead letter " + d.getMessageId() + " (" + d.getReason()
-                    + ") is still open and its retention ends at " + d.getRetentionUntil(), now));
+                    + ") is still open and its retention ends at " + d.getRetentionUntil(), null, null,
+                    d.getRetentionUntil(), now));
         }
 
         // open and past retention: expired, envelope kept, payload dropped
@@ -131,7 +132,7 @@ public class DeadLetterMonitor {
                 oldestAlerted.put(queue, now);
                 notices.fire(new DeadLetterNotice(DeadLetterNotice.Kind.OLDEST_AGE_EXCEEDED, queue,
                         reasonOfOldest.get(queue), null, "the oldest open dead letter of " + queue + " is "
-                        + age.toHours() + " h old (limit " + limit + ")", now));
+                        + age.toHours() + " h old (limit " + limit + ")", age, limit, null, now));
             }
         });
     }

@@ -2,6 +2,8 @@ package dev.mailroom.send;
 
 import dev.mailroom.deadletter.DeadLetterRecorder;
 import dev.mailroom.ops.MailroomMetrics;
+import dev.mailroom.ops.alert.AlertEvent;
+import dev.mailroom.ops.alert.AlertService;
 import dev.mailroom.provider.MailProvider;
 import dev.mailroom.provider.OutboundMail;
 import dev.mailroom.provider.ProviderCalls;
@@ -61,6 +63,8 @@ public class SendService {
     MailroomMetrics metrics;
     @Inject
     Clock clock;
+    @Inject
+    AlertService alerts;
 
     public void handle(Incoming in) {
         ParseResult parsed = parser.parse(in.body());
@@ -119,11 +123,17 @@ public class SendService {
         if (failure.failureClass() == FailureClass.THROTTLED) {
             rateLimiter.onThrottle();
         }
+        if (failure.failureClass() == FailureClass.UNKNOWN) {
+            // a code the mapping tables do not know: somebody must look at it and add it
+            alerts.raise(AlertEvent.unknownProviderCode(provider.name(), response.code()
+                    + (response.enhancedCode() == null ? "" : " " + response.enhancedCode()), in.queue(),
+                    job.messageId(), clock.instant()));
+        }
         decideAndCarryOut(in, proceed, response, failure, null);
     }
 
-    private void decideAndCarryOut(Incoming in, Begin.Proceed proceed, ProviderResponse response, Failure failure,
-                                   Throwable cause) {
+    private void decideAndCarryOut(Incoming in, Begin.Proceed proceed, ProviderResponse response,
+                                   Failure failure, Throwable cause) {
         metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
         RecoveryAction action = RecoverabilityPolicy.decide(failure, ledger.historyBefore(proceed.jobId(),
                         proceed.attemptId()), policies.forQueue(in.queue()), proceed.expiresAt(), clock.instant(),

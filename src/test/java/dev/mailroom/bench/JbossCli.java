@@ -56,7 +56,7 @@ final class JbossCli implements AutoCloseable {
             cmd.addAll(List.of(setpriv, "--pdeathsig", "TERM", "--"));
         }
         cmd.addAll(List.of("/bin/sh", serverHome.resolve("bin/jboss-cli.sh").toString(),
-                "--controller=127.0.0.1:" + managementPort, "-c", "--output-json"));
+                "--controller=127.0.0.1:" + managementPort, "-c", "--timeout=30000", "--output-json"));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(serverHome.toFile()).redirectErrorStream(true);
         pb.environment().put("TERM", "dumb");
         pb.environment().remove("JAVA_OPTS");

@@ -484,7 +484,7 @@ public final class SendBench {
         current = new Running(server, null, null, null);
         server.start();
         server.javaPid().ifPresent(pid -> writePid(Long.toString(pid)));
-        JbossCli cli = new JbossCli(home, server.managementPort(), dir.resolve("log/jboss-cli.log"));
+        JbossCli cli = openCli(server, dir.resolve("log/jboss-cli.log"));
         current = new Running(server, cli, JmsClient.forPort(server.artemisPort()), new ApiClient(server.baseUrl()));
         // the MDB's sessions are the queue's consumers
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -498,6 +498,23 @@ public final class SendBench {
         }
         log("WildFly '" + name + "' ready in " + server.lastBootTime().toMillis() + " ms, " + f.consumers
                 + " consumers on " + SEND_QUEUE);
+    }
+
+    /** A CLI session that answers; a busy machine can make the first connect time out, so it is tried thrice. */
+    private JbossCli openCli(WildFlyServer server, Path log) {
+        RuntimeException last = null;
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            JbossCli cli = new JbossCli(home, server.managementPort(), log);
+            try {
+                cli.op(":read-attribute(name=server-state)");
+                return cli;
+            } catch (RuntimeException e) {
+                last = e;
+                cli.close();
+                log("jboss-cli session " + attempt + " of 3 failed: " + e.getMessage());
+            }
+        }
+        throw last;
     }
 
     private void readPoolSettings() {

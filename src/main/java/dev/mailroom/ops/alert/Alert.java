@@ -75,9 +75,9 @@ public record Alert(String name, Severity severity, Map<String, String> labels, 
         examples = List.copyOf(examples);
     }
 
-    /** The summary with the count, as a person reads it first: {@code Dead letter on mail.send with reason handler_error (×5000)}. */
+    /** The summary with the count, as a person reads it first: {@code Dead letter on mail.send with reason handler_error (5000 times)}. */
     public String headline() {
-        return count == 1 ? summary : summary + " (\u00d7" + count + ")";
+        return count == 1 ? summary : summary + " (" + count + " times)";
     }
 
     /**
@@ -111,7 +111,7 @@ public record Alert(String name, Severity severity, Map<String, String> labels, 
      * This alert as one item of an Alertmanager v2 {@code POST /api/v2/alerts} body:
      * <pre>
      * {"labels": {"alertname": "DeadLetterArrived", "severity": "page", "queue": "mail.send", "reason": "handler_error"},
-     *  "annotations": {"summary": "... (×5000)", "description": "...", "count": "5000", "examples": "a, b",
+     *  "annotations": {"summary": "... (5000 times)", "description": "...", "count": "5000", "examples": "a, b",
      *                  "first_at": "...", "last_at": "..."},
      *  "startsAt": "2030-01-01T00:00:00Z", "endsAt": "2030-01-01T01:00:10Z",
      *  "generatorURL": "http://127.0.0.1:8080/mailroom/api/v1/dead-letters?queue=mail.send&amp;reason=handler_error"}

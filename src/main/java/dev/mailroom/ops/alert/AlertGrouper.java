@@ -112,6 +112,8 @@ public final class AlertGrouper {
         final Severity severity;
         final String title;
         long count;
+        /** Occurrences added: a single one (even standing for a count) describes itself. */
+        int added;
         Instant firstAt;
         Instant lastAt;
         String latestDescription;
@@ -131,6 +133,7 @@ public final class AlertGrouper {
 
         void add(RoutedAlert r) {
             count += r.count();
+            added++;
             if (r.at().isBefore(firstAt)) {
                 firstAt = r.at();
             }
@@ -159,7 +162,7 @@ public final class AlertGrouper {
             // one occurrence describes itself; for many, the latest and the distinct values seen of the
             // labels not grouped on (error types, failure classes) say what the count is made of
             String d = latestDescription;
-            if (count > 1) {
+            if (added > 1) {
                 List<String> parts = new ArrayList<>();
                 details.forEach((label, values) -> parts.add(label + " " + String.join(", ", values)
                         + (detailsCut.contains(label) ? ", ..." : "")));

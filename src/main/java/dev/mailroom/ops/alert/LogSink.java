@@ -40,7 +40,7 @@ public final class LogSink implements AlertSink {
 
     /**
      * {@code ALERT page DeadLetterArrived count=5000 queue=mail.send reason=handler_error first=... last=...
-     * examples=[a, b]: Dead letter on mail.send with reason handler_error (×5000). Latest: ...}
+     * examples=[a, b]: Dead letter on mail.send with reason handler_error (5000 times). Latest: ...}
      */
     public static String line(Alert a) {
         StringBuilder s = new StringBuilder("ALERT ").append(a.severity().wire()).append(' ').append(a.name())

@@ -20,7 +20,8 @@ import java.util.function.Function;
  * Both timeouts are bounded so a receiver that hangs delays only the alert thread, and only that long.
  *
  * <pre>
- * mailroom.alerts.webhook.url             (unset: no webhook, alerts go to the log only)
+ * mailroom.alerts.webhook.url             (unset: no webhook, alerts go to the log only;
+ *                                          https://user:password@host/... sends basic auth)
  * mailroom.alerts.webhook.connect-timeout = 2s
  * mailroom.alerts.webhook.request-timeout = 10s
  * mailroom.alerts.resolve-after           = 1h   (endsAt = the later of last occurrence and sending, plus this)
@@ -41,6 +42,10 @@ public final class WebhookSink implements AlertSink {
     private static final int MAX_ERROR_BODY = 300;
 
     private final URI url;
+    /** The URL without user-info: what is requested and logged. */
+    private final URI target;
+    /** {@code Basic ...} from the URL's user-info, or null: Alertmanager is often behind basic auth. */
+    private final String authorization;
     private final Duration requestTimeout;
     private final Duration resolveAfter;
     private final URI generatorBase;
@@ -53,6 +58,13 @@ public final class WebhookSink implements AlertSink {
     public WebhookSink(URI url, Duration connectTimeout, Duration requestTimeout, Duration resolveAfter,
             URI generatorBase, Clock clock) {
         this.url = Objects.requireNonNull(url, "url");
+        try {
+            this.target = new URI(url.getScheme(), null, url.getHost(), url.getPort(), url.getPath(), url.getQuery(), null);
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException("webhook URL " + url.getHost() + ": " + e.getMessage(), e);
+        }
+        this.authorization = url.getUserInfo() == null ? null : "Basic " + java.util.Base64.getEncoder()
+                .encodeToString(url.getUserInfo().getBytes(StandardCharsets.UTF_8));
         this.requestTimeout = Objects.requireNonNull(requestTimeout, "requestTimeout");
         this.resolveAfter = Objects.requireNonNull(resolveAfter, "resolveAfter");
         this.generatorBase = generatorBase;
@@ -82,13 +94,13 @@ public final class WebhookSink implements AlertSink {
 
     @Override
     public String name() {
-        // never the user-info part: a URL may carry basic-auth credentials
-        return "webhook " + url.getScheme() + "://" + url.getHost() + (url.getPort() < 0 ? "" : ":" + url.getPort())
-                + (url.getRawPath() == null ? "" : url.getRawPath());
+        // never the user-info part: it carries the basic-auth credentials
+        return "webhook " + target;
     }
 
+    /** Where alerts are POSTed, without the credentials. */
     public URI url() {
-        return url;
+        return target;
     }
 
     @Override
@@ -97,12 +109,14 @@ public final class WebhookSink implements AlertSink {
             return;
         }
         String body = Alert.alertmanagerBody(alerts, clock.instant(), resolveAfter, generatorBase);
-        HttpRequest request = HttpRequest.newBuilder(url)
+        HttpRequest.Builder request = HttpRequest.newBuilder(target)
                 .timeout(requestTimeout)
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
-                .build();
-        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         int status = response.statusCode();
         if (status < 200 || status > 299) {
             String answer = response.body() == null ? "" : response.body();

@@ -59,6 +59,12 @@ public final class ItEnvironment {
     private final ApiClient api;
     private JmsClient jms;
     private WireMockServer http;
+    private AlertReceiver alerts;
+
+    /** The alert webhook receiver Mailroom posts to; null in profile {@code default}. */
+    public AlertReceiver alerts() {
+        return alerts;
+    }
 
     /** The API key the http profile's server sends as {@code Authorization: Bearer}. */
     public static final String HTTP_API_KEY = "it-api-key";
@@ -208,6 +214,7 @@ public final class ItEnvironment {
 
         SmtpTestServer smtp = null;
         WireMockServer http = null;
+        AlertReceiver alerts = null;
         PostgresServer postgres = null;
         WildFlyServer server = null;
         try {
@@ -230,6 +237,13 @@ public final class ItEnvironment {
                 env.put("MAILROOM_SMTP_PORT", Integer.toString(smtp.port()));
             }
             if (!PROFILE_DEFAULT.equals(profile)) {
+                alerts = AlertReceiver.start();
+                env.put("MAILROOM_ALERTS_WEBHOOK_URL", alerts.url());
+                env.put("MAILROOM_ALERTS_GROUP_WAIT", "1s");
+                env.put("MAILROOM_ALERTS_GROUP_INTERVAL", "1s");
+                env.put("MAILROOM_ALERTS_RETRY_INITIAL_BACKOFF", "500ms");
+                env.put("MAILROOM_ALERTS_RETRY_MAX_BACKOFF", "2s");
+                env.put("MAILROOM_ALERTS_BURST_COUNT", "100");
                 // test-sized retry policy: the defaults wait minutes to hours for a soft bounce
                 env.put("MAILROOM_POLICY_DEFAULT_SOFT_BOUNCE_DELAYS", "1s,2s,3s");
                 env.put("MAILROOM_POLICY_DEFAULT_INTERNAL_DELAYS", "1s");
@@ -268,6 +282,7 @@ public final class ItEnvironment {
             server.start();
             ItEnvironment environment = new ItEnvironment(profile, workDir, profileDir, smtp, postgres, server);
             environment.http = http;
+            environment.alerts = alerts;
             // one hook, so the order is right: server first, then what it uses
             // (killed JVMs: the server and postgres also get a parent-death signal)
             Runtime.getRuntime().addShutdownHook(new Thread(environment::shutdown, "it-environment-stop"));
@@ -278,6 +293,9 @@ public final class ItEnvironment {
             stopQuietly(server, postgres, smtp);
             if (http != null) {
                 http.stop();
+            }
+            if (alerts != null) {
+                alerts.close();
             }
             throw e;
         }

@@ -212,30 +212,34 @@ class AlertDispatcherTest {
 
             int threads = 8;
             int perThread = 10_000;
-            List<Future<Long>> slowest = new ArrayList<>();
+            List<Future<long[]>> latencies = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 String reason = "reason_" + t;
-                slowest.add(pool.submit(() -> {
-                    long max = 0;
+                latencies.add(pool.submit(() -> {
+                    long[] nanos = new long[perThread];
                     for (int i = 0; i < perThread; i++) {
                         long start = System.nanoTime();
                         boolean taken = d.raise(dl(reason, reason + "-" + i));
-                        max = Math.max(max, System.nanoTime() - start);
+                        nanos[i] = System.nanoTime() - start;
                         if (!taken) {
                             throw new AssertionError("dropped below capacity");
                         }
                     }
-                    return max;
+                    return nanos;
                 }));
             }
-            long worst = 0;
-            for (Future<Long> f : slowest) {
+            long[] all = new long[threads * perThread];
+            for (int t = 0; t < threads; t++) {
                 // all 80,000 raises finish while the sink is still blocked: raise does not wait for it
-                worst = Math.max(worst, f.get(20, TimeUnit.SECONDS));
+                System.arraycopy(latencies.get(t).get(20, TimeUnit.SECONDS), 0, all, t * perThread, perThread);
             }
             assertThat(release.getCount()).isEqualTo(1);
             assertThat(blockedTick).isNotDone();
-            assertThat(Duration.ofNanos(worst)).isLessThan(Duration.ofMillis(250));
+            // and each returns at once; a percentile, because a GC pause on a busy build machine can stall
+            // any single call (the blocking case is the timeout above, not a slow tail)
+            java.util.Arrays.sort(all);
+            assertThat(Duration.ofNanos(all[(int) (all.length * 0.99)])).as("99th percentile of raise()")
+                    .isLessThan(Duration.ofMillis(5));
             assertThat(d.queuedEvents()).isEqualTo(threads * perThread);
 
             release.countDown();

@@ -37,7 +37,7 @@ class AlertGrouperTest {
         assertThat(a.firstAt()).isEqualTo(T0);
         assertThat(a.lastAt()).isEqualTo(T0.plusMillis(4999));
         assertThat(a.labels()).containsOnlyKeys("alertname", "severity", "queue", "reason");
-        assertThat(a.headline()).isEqualTo("Dead letter on mail.send with reason handler_error (\u00d75000)");
+        assertThat(a.headline()).isEqualTo("Dead letter on mail.send with reason handler_error (5000 times)");
         assertThat(a.description()).isEqualTo("Latest: Dead letter on mail.send: handler_error (internal, "
                 + "IllegalStateException), message m-4999. Seen: error_type NullPointerException, "
                 + "IllegalStateException; failure_class internal");
