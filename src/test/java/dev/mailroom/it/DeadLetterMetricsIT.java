@@ -55,12 +55,12 @@ class DeadLetterMetricsIT {
         for (int i = 0; i < 50; i++) {
             stats = env.api().getJson("/api/v1/dead-letters/stats");
             metrics = scrape(env);
-            double shown = metrics.getOrDefault("mailroom_deadletter_snapshot_timestamp_seconds|", -1.0);
+            double shown = metrics.getOrDefault("mailroom_deadletter_snapshot_timestamp_seconds|source=dead_letter_monitor", -1.0);
             if (shown == Instant.parse(stats.path("as_of").asText()).toEpochMilli() / 1000.0) {
                 break;
             }
         }
-        assertThat(metrics.get("mailroom_deadletter_snapshot_timestamp_seconds|"))
+        assertThat(metrics.get("mailroom_deadletter_snapshot_timestamp_seconds|source=dead_letter_monitor"))
                 .isEqualTo(Instant.parse(stats.path("as_of").asText()).toEpochMilli() / 1000.0);
 
         Instant asOf = Instant.parse(stats.path("as_of").asText());

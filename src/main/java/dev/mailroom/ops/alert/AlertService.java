@@ -2,8 +2,6 @@ package dev.mailroom.ops.alert;
 
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
-import jakarta.annotation.Resource;
-import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
@@ -25,7 +23,7 @@ import org.eclipse.microprofile.config.Config;
 /**
  * Alerts in the server: an {@link AlertDispatcher} built from MicroProfile Config, with the log sink and,
  * when {@code mailroom.alerts.webhook.url} is set, the webhook sink, ticked every second on the
- * container's managed scheduler. Callers only {@link #raise}; that never blocks, never throws and needs
+ * bean's own thread. Callers only {@link #raise}; that never blocks, never throws and needs
  * no transaction, so it is safe right after a dead letter's transaction commits.
  *
  * <p>The bean starts with the application (so a bad {@code mailroom.alerts.*} value fails the
@@ -44,12 +42,12 @@ public class AlertService {
     @Inject
     Clock clock;
 
-    /** The container's default managed scheduler; absent outside a Jakarta EE server (Weld SE). */
-    @Resource
-    ManagedScheduledExecutorService scheduler;
-
     private AlertDispatcher dispatcher;
-    /** Only when there is no managed scheduler: then the bean owns its one daemon thread. */
+    /**
+     * The bean's own daemon thread, not the container's managed scheduler: WildFly refuses a managed
+     * task while the server is suspended (booting) and a periodic task that was refused is never run
+     * again, so alerts would stop silently. The tick needs no container context.
+     */
     private ScheduledExecutorService ownScheduler;
     private ScheduledFuture<?> ticking;
 
@@ -61,15 +59,12 @@ public class AlertService {
         WebhookSink.fromConfig(lookup, clock).ifPresent(sinks::add);
         dispatcher = AlertDispatcher.fromConfig(lookup, clock, sinks);
 
-        ScheduledExecutorService s = scheduler;
-        if (s == null) {
-            ownScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "mailroom-alerts");
-                t.setDaemon(true);
-                return t;
-            });
-            s = ownScheduler;
-        }
+        ownScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "mailroom-alerts");
+            t.setDaemon(true);
+            return t;
+        });
+        ScheduledExecutorService s = ownScheduler;
         // fixed delay, not rate: a tick that waits on a slow webhook is not followed by a pile of catch-up ticks
         ticking = s.scheduleWithFixedDelay(this::tickQuietly, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
         AlertRouting r = dispatcher.routing();

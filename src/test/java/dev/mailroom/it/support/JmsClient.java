@@ -111,9 +111,14 @@ public final class JmsClient implements AutoCloseable {
      * while the session is open, so they stay readable afterwards.
      */
     public synchronized List<Message> browse(String queue) {
+        return browse(queue, null);
+    }
+
+    /** The messages on the queue that match a JMS message selector (null: all of them). */
+    public synchronized List<Message> browse(String queue, String selector) {
         return inSession(false, session -> {
             List<Message> out = new ArrayList<>();
-            try (QueueBrowser browser = session.createBrowser(session.createQueue(queue))) {
+            try (QueueBrowser browser = session.createBrowser(session.createQueue(queue), selector)) {
                 Enumeration<?> e = browser.getEnumeration();
                 while (e.hasMoreElements()) {
                     Message m = (Message) e.nextElement();

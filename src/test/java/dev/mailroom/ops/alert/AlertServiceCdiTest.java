@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * CDI component test (Weld SE): the adapter's annotations do what the server needs. It starts with the
  * application (before anyone raises), reads MicroProfile Config, and flushes to the log when the
- * application stops. Weld SE has no managed scheduler, so the bean ticks on its own thread here.
+ * application stops; the bean ticks on its own thread.
  */
 class AlertServiceCdiTest {
 

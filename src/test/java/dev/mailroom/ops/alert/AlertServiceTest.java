@@ -23,7 +23,6 @@ class AlertServiceTest {
         AlertService s = new AlertService();
         s.config = new SmallRyeConfigBuilder().withSources(new PropertiesConfigSource(properties, "test", 500)).build();
         s.clock = Clock.fixed(T0, ZoneOffset.UTC);
-        s.scheduler = null; // outside a server: the bean ticks on its own daemon thread
         return s;
     }
 
