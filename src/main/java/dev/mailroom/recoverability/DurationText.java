@@ -9,7 +9,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Durations as operators write them in configuration: {@code 500ms}, {@code 5s}, {@code 15m}, {@code 1h}, {@code 2d}, or ISO-8601. */
-final class DurationText {
+public final class DurationText {
 
     private static final Pattern SHORT = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)");
 
@@ -17,7 +17,7 @@ final class DurationText {
     }
 
     /** @throws IllegalArgumentException when {@code text} is none of the accepted forms */
-    static Duration parse(String text) {
+    public static Duration parse(String text) {
         String t = text.trim().toLowerCase(Locale.ROOT);
         Matcher m = SHORT.matcher(t);
         if (m.matches()) {
@@ -38,7 +38,7 @@ final class DurationText {
     }
 
     /** A comma-separated list of positive durations ({@code 5s,15s,30s}). */
-    static List<Duration> parseList(String text) {
+    public static List<Duration> parseList(String text) {
         List<Duration> out = new ArrayList<>();
         for (String part : text.split(",", -1)) {
             if (part.isBlank()) {

@@ -5,7 +5,12 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -24,6 +29,12 @@ import com.sun.net.httpserver.HttpServer;
  * was serving at the same time (the concurrency Mailroom actually achieved).
  */
 final class ProviderStub implements AutoCloseable {
+
+    static {
+        // The JDK server writes response headers and body separately; with Nagle on, the body waits for the
+        // client's delayed ACK (~40 ms on Linux loopback) and a "50 ms" provider answers in ~90 ms.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
 
     private final long latencyMillis;
     private final HttpServer server;
@@ -58,6 +69,38 @@ final class ProviderStub implements AutoCloseable {
 
     long latencyMillis() {
         return latencyMillis;
+    }
+
+    /**
+     * The stub's latency as a JDK HttpClient sees it (sequential POSTs on one keep-alive connection): the p50 and
+     * max in ms. Resets the counts afterwards.
+     */
+    double[] selfCheck(int samples) {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .proxy(HttpClient.Builder.NO_PROXY).build();
+        long[] nanos = new long[samples];
+        try {
+            for (int i = 0; i < samples; i++) {
+                HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl() + "/messages"))
+                        .header("Content-Type", "application/json").header("Idempotency-Key", "self-check-" + i)
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"text\":\"" + "x".repeat(900) + "\"}"))
+                        .build();
+                long t0 = System.nanoTime();
+                HttpResponse<String> r = client.send(request, HttpResponse.BodyHandlers.ofString());
+                nanos[i] = System.nanoTime() - t0;
+                if (r.statusCode() != 200) {
+                    throw new IllegalStateException("provider stub answered " + r.statusCode() + ": " + r.body());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        reset();
+        Arrays.sort(nanos);
+        return new double[] {nanos[samples / 2] / 1e6, nanos[samples - 1] / 1e6};
     }
 
     /** Forgets the counts (before a measured run). */

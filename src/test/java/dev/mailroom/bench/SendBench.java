@@ -154,6 +154,11 @@ public final class SendBench {
         }
         if (!httpConsumers.isEmpty()) {
             try (ProviderStub stub = new ProviderStub(latencyMs, 256)) {
+                double[] check = stub.selfCheck(20);
+                String note = String.format(Locale.ROOT, "provider stub at %s: %d ms configured, a JDK HttpClient sees "
+                        + "p50 %.1f ms, max %.1f ms (20 sequential POSTs)", stub.baseUrl(), latencyMs, check[0], check[1]);
+                notes.add(note);
+                log(note);
                 for (int consumers : httpConsumers) {
                     Map<String, String> env = new LinkedHashMap<>();
                     env.put("MAILROOM_PROVIDER", "http");

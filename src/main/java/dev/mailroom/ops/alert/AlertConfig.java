@@ -1,14 +1,11 @@
 package dev.mailroom.ops.alert;
 
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Reads {@code mailroom.alerts.*} values through a plain lookup (MicroProfile Config's
@@ -21,7 +18,6 @@ final class AlertConfig {
 
     static final String PREFIX = "mailroom.alerts.";
 
-    private static final Pattern SHORT = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)");
 
     private final Function<String, Optional<String>> lookup;
 
@@ -110,22 +106,6 @@ final class AlertConfig {
     }
 
     static Duration parseDuration(String text) {
-        String t = text.trim().toLowerCase(Locale.ROOT);
-        Matcher m = SHORT.matcher(t);
-        if (m.matches()) {
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofDays(n);
-            };
-        }
-        try {
-            return Duration.parse(t.toUpperCase(Locale.ROOT));
-        } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException("'" + text + "' is not a duration (500ms, 10s, 5m, 1h, 2d or ISO-8601 PT10S)");
-        }
+        return dev.mailroom.recoverability.DurationText.parse(text);
     }
 }
