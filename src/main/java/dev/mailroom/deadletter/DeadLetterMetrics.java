@@ -1,13 +1,14 @@
 package dev.mailroom.deadletter;
 
-import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.TransactionPhase;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.util.HashSet;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,7 +19,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * after each dead letter's transaction commits; from the monitor's latest snapshot, per queue and
  * reason, {@code mailroom_deadletter_open}, {@code mailroom_deadletter_oldest_age_seconds},
  * {@code mailroom_deadletter_retention_expiry_seconds}, and {@code mailroom_jobs_state{queue,state}}.
- * The API's {@code GET /api/v1/dead-letters/stats} reads the same snapshot.
+ * Every gauge reads the one published snapshot when it is scraped, and the API's
+ * {@code GET /api/v1/dead-letters/stats} returns that same snapshot: the two cannot disagree.
  */
 @ApplicationScoped
 public class DeadLetterMetrics {
@@ -26,13 +28,11 @@ public class DeadLetterMetrics {
     @Inject
     MeterRegistry registry;
 
-    private final AtomicReference<DeadLetterStats.Snapshot> latest = new AtomicReference<>();
-    private final Map<String, Value> values = new ConcurrentHashMap<>();
+    /** A snapshot and the gauge values derived from it, published together. */
+    private record Published(DeadLetterStats.Snapshot snapshot, Map<String, Double> values) { }
 
-    /** One gauge's current value, written by the monitor and read by scrapes. */
-    private static final class Value {
-        volatile double v;
-    }
+    private final AtomicReference<Published> published = new AtomicReference<>();
+    private final Set<String> registered = ConcurrentHashMap.newKeySet();
 
     void arrived(@Observes(during = TransactionPhase.AFTER_SUCCESS) DeadLetterArrived arrived) {
         registry.counter("mailroom.deadletter.arrivals", "queue", arrived.envelope().sourceQueue(),
@@ -41,43 +41,51 @@ public class DeadLetterMetrics {
 
     /** The latest snapshot, or null before the first. */
     public DeadLetterStats.Snapshot latest() {
-        return latest.get();
+        Published p = published.get();
+        return p == null ? null : p.snapshot();
     }
 
     public void publish(DeadLetterStats.Snapshot s) {
-        Set<String> seen = new HashSet<>();
+        Map<String, Double> values = new HashMap<>();
+        Map<String, String[]> gauges = new HashMap<>();
         for (DeadLetterStats.OpenGroup g : s.open()) {
-            set(seen, "mailroom.deadletter.open", g.open(), "queue", g.queue(), "reason", g.reason());
-            set(seen, "mailroom.deadletter.oldest.age.seconds", seconds(g.oldestFailedAt(), s.asOf()),
-                    "queue", g.queue(), "reason", g.reason());
-            set(seen, "mailroom.deadletter.retention.expiry.seconds", seconds(s.asOf(), g.nearestRetention()),
-                    "queue", g.queue(), "reason", g.reason());
+            String[] tags = {"queue", g.queue(), "reason", g.reason()};
+            put(values, gauges, "mailroom.deadletter.open", g.open(), tags);
+            put(values, gauges, "mailroom.deadletter.oldest.age.seconds", seconds(g.oldestFailedAt(), s.asOf()), tags);
+            put(values, gauges, "mailroom.deadletter.retention.expiry.seconds",
+                    seconds(s.asOf(), g.nearestRetention()), tags);
         }
         for (DeadLetterStats.JobStateCount c : s.jobStates()) {
-            set(seen, "mailroom.jobs.state", c.jobs(), "queue", c.queue(), "state", c.state());
+            put(values, gauges, "mailroom.jobs.state", c.jobs(), "queue", c.queue(), "state", c.state());
         }
-        // a group with nothing open any more reads 0, not its last value
-        values.forEach((key, holder) -> {
-            if (!seen.contains(key)) {
-                holder.v = 0;
+        published.set(new Published(s, Map.copyOf(values)));
+        // a gauge once registered stays, and reads 0 when its group is gone from the snapshot
+        gauges.forEach((key, nameAndTags) -> {
+            if (registered.add(key)) {
+                String[] tags = java.util.Arrays.copyOfRange(nameAndTags, 1, nameAndTags.length);
+                // registry.gauge(...), not Gauge.builder(...).register(...): WildFly 39's per-deployment
+                // registry forwards only the former to the registry Prometheus reads
+                registry.gauge(nameAndTags[0], Tags.of(tags), this, m -> m.value(key));
             }
         });
-        latest.set(s);
     }
 
-    static double seconds(java.time.Instant from, java.time.Instant to) {
+    private double value(String key) {
+        Published p = published.get();
+        return p == null ? 0 : p.values().getOrDefault(key, 0.0);
+    }
+
+    private static void put(Map<String, Double> values, Map<String, String[]> gauges, String name, double value,
+                            String... tags) {
+        String key = name + "|" + String.join("|", tags);
+        values.put(key, value);
+        String[] nameAndTags = new String[tags.length + 1];
+        nameAndTags[0] = name;
+        System.arraycopy(tags, 0, nameAndTags, 1, tags.length);
+        gauges.put(key, nameAndTags);
+    }
+
+    static double seconds(Instant from, Instant to) {
         return from == null || to == null ? 0 : Duration.between(from, to).toMillis() / 1000.0;
-    }
-
-    private void set(Set<String> seen, String name, double value, String... tags) {
-        String key = name + String.join("|", tags);
-        seen.add(key);
-        values.computeIfAbsent(key, k -> {
-            Value holder = new Value();
-            // registry.gauge(...), not Gauge.builder(...).register(...): WildFly 39's per-deployment
-            // registry forwards only the former to the registry Prometheus reads
-            registry.gauge(name, Tags.of(tags), holder, h -> h.v);
-            return holder;
-        }).v = value;
     }
 }

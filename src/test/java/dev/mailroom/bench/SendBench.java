@@ -352,10 +352,12 @@ public final class SendBench {
                 + (long) n * Duration.ofMillis(stub == null ? 20 : Math.max(20, latencyMs)).toNanos();
         Figures f = loaded;
         long t1;
+        Duration nextPoll = POLL;
         while (true) {
-            sleep(POLL);
+            sleep(nextPoll);
             f = queue(s);
             t1 = System.nanoTime();
+            nextPoll = nextPoll(n, f.depth, t1 - t0);
             if (f.depth == 0 && f.inFlight == 0 && f.scheduled == 0) {
                 break;
             }
@@ -404,6 +406,7 @@ public final class SendBench {
                         + " distinct idempotency keys (" + stub.unexpected() + " unexpected), expected " + n);
             }
         }
+        double[] timeline = sampleTimelines(s, label, 50, problems);
         JsonNode mdb = s.cli.op("/deployment=mailroom.war/subsystem=ejb3/message-driven-bean=SendConsumer"
                 + ":read-resource(include-runtime=true)");
         long peakInvocations = mdb.path("peak-concurrent-invocations").asLong(-1);
@@ -428,6 +431,11 @@ public final class SendBench {
             details.append("; provider stub: ").append(stub.requests()).append(" requests, ")
                     .append(stub.distinctKeys()).append(" distinct idempotency keys, peak ").append(peakRequests)
                     .append(" concurrent requests");
+        }
+        if (timeline[2] > 0) {
+            details.append(String.format(Locale.ROOT, "; per job (%d sampled): attempt start -> point of no return "
+                    + "%.1f ms, -> provider answer %.1f ms; one consumer's cycle %.0f ms (peak onMessage / rate)",
+                    (int) timeline[2], timeline[0], timeline[1], 1000.0 * Math.max(1, peakInvocations) / rate));
         }
         details.append("; ").append(cpu0.until(cpu1, n, sec));
         details.append(String.format(Locale.ROOT, "; produced beforehand in %.1f s; load avg %s -> %s", produceSec,
@@ -606,6 +614,56 @@ public final class SendBench {
             }
         }
         throw new IllegalStateException("GET /api/v1/queues does not list " + SEND_QUEUE + ": " + all);
+    }
+
+    /**
+     * Polling costs the server CPU (GET /api/v1/queues reads the broker through the management model), so it polls
+     * rarely while much is left and every POLL near the end: half the estimated remaining time, within [POLL, 2 s].
+     */
+    private static Duration nextPoll(int total, long depth, long elapsedNanos) {
+        long done = total - depth;
+        if (done <= 0 || depth <= 0) {
+            return POLL;
+        }
+        double remainingNanos = elapsedNanos * ((double) depth / done);
+        long millis = (long) (remainingNanos / 2 / 1e6);
+        return Duration.ofMillis(Math.max(POLL.toMillis(), Math.min(2000, millis)));
+    }
+
+    /**
+     * Reads the timelines of up to {@code samples} jobs evenly spread over the run from GET /api/v1/jobs/{id}; checks
+     * each is sent_to_provider after exactly one attempt and one provider call; returns the mean ms from the attempt's
+     * start (claim committed next) to its point of no return, and from there to the provider's answer.
+     */
+    private double[] sampleTimelines(Running s, String label, int samples, List<String> problems) {
+        int count = Math.min(samples, n);
+        double toIrrevocable = 0;
+        double providerCall = 0;
+        int measured = 0;
+        for (int k = 0; k < count; k++) {
+            String id = "bench-" + nonce + "-" + label + "-" + ((long) k * n / count);
+            JsonNode job = s.api.getJson("/api/v1/jobs/" + id + "?queue=" + SEND_QUEUE);
+            JsonNode attempts = job.path("attempts");
+            if (!"sent_to_provider".equals(job.path("state").asText()) || attempts.size() != 1
+                    || job.path("provider_calls").asInt(1) != 1) {
+                problems.add("job " + id + " is " + job.path("state").asText() + " after " + attempts.size()
+                        + " attempts and " + job.path("provider_calls").asText() + " provider calls");
+                continue;
+            }
+            JsonNode a = attempts.get(0);
+            try {
+                Instant started = Instant.parse(a.path("started_at").asText());
+                Instant irrevocable = Instant.parse(a.path("irrevocable_at").asText());
+                Instant finished = Instant.parse(a.path("finished_at").asText());
+                toIrrevocable += Duration.between(started, irrevocable).toNanos() / 1e6;
+                providerCall += Duration.between(irrevocable, finished).toNanos() / 1e6;
+                measured++;
+            } catch (RuntimeException unreadable) {
+                // a timestamp missing or in another format: no timing from this job
+            }
+        }
+        return measured == 0 ? new double[] {Double.NaN, Double.NaN, 0}
+                : new double[] {toIrrevocable / measured, providerCall / measured, measured};
     }
 
     private void awaitQueueEmpty(Running s, Duration timeout) {
