@@ -6,12 +6,14 @@
 # Builds and provisions the server into target-bench/ (tests skipped, test classes compiled), then runs
 # dev.mailroom.bench.SendBench in its own JVM from the test classpath: broker ceiling (a plain transacted
 # consumer), Mailroom with the sandbox provider (zero latency), Mailroom with the HTTP provider against a
-# 50 ms stub. Port offset 300 (HTTP 8380, management 10290, Artemis 61916), everything on 127.0.0.1.
+# 50 ms stub, and good-job throughput with 10% permanently failing jobs mixed in as a ratio to a clean run (HTTP
+# provider, 0 ms stub, 4 consumers, one more server start). Port offset 300 (HTTP 8380, management 10290, Artemis 61916), everything on 127.0.0.1.
 #
 # Optional environment:
 #   BENCH_CONSUMERS=4,2,8          MAILROOM_CONSUMERS values of the sandbox runs (the first hosts the baseline)
 #   BENCH_HTTP_CONSUMERS=4,32      MAILROOM_CONSUMERS values of the HTTP runs (empty: none)
 #   BENCH_LATENCY_MS=50            the stub provider's latency
+#   BENCH_MIXED_N=                 good jobs per run of the permanent-failure figure (default min(N, 1000); 0: skip it)
 #   BENCH_SKIP_BUILD=1             reuse target-bench/ as it is (it must have been built)
 #
 # Needs only a JDK 17+ and Maven 3.8+. Leaves no server running: the benchmark JVM stops each server
@@ -87,6 +89,7 @@ set +e
   -Dbench.consumers="${BENCH_CONSUMERS-4,2,8}" \
   -Dbench.http-consumers="${BENCH_HTTP_CONSUMERS-4,32}" \
   -Dbench.latency-ms="${BENCH_LATENCY_MS:-50}" \
+  -Dbench.mixed-n="${BENCH_MIXED_N:-}" \
   dev.mailroom.bench.SendBench "$n"
 rc=$?
 set -e

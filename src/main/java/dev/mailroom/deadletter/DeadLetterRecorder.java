@@ -8,6 +8,7 @@ import dev.mailroom.ops.BuildInfo;
 import dev.mailroom.ops.MailroomConfig;
 import dev.mailroom.send.Destinations;
 import dev.mailroom.send.Incoming;
+import dev.mailroom.send.JmsMessages;
 import dev.mailroom.send.JobLedger;
 import dev.mailroom.send.JobQueries;
 import dev.mailroom.send.JobState;
@@ -17,7 +18,6 @@ import dev.mailroom.send.SendJob;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
-import jakarta.jms.BytesMessage;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -26,7 +26,6 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
@@ -200,19 +199,9 @@ public class DeadLetterRecorder {
 
     private String sendToDlq(Incoming in, DeadLetterEnvelope envelope, String attemptsJson) {
         try {
-            Message copy;
-            if (in.textMessage()) {
-                copy = jms.createTextMessage(new String(in.body(), StandardCharsets.UTF_8));
-            } else {
-                BytesMessage bytes = jms.createBytesMessage();
-                bytes.writeBytes(in.body());
-                copy = bytes;
-            }
+            Message copy = JmsMessages.copyOf(jms, in);
             for (Map.Entry<String, Object> p : envelope.jmsProperties(attemptsJson).entrySet()) {
                 copy.setObjectProperty(p.getKey(), p.getValue());
-            }
-            if (in.traceparent() != null) {
-                copy.setStringProperty("traceparent", in.traceparent());
             }
             jms.createProducer().send(destinations.deadLetterQueue(in.queue()), copy);
             return copy.getJMSMessageID();

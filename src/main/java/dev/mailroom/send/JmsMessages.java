@@ -14,6 +14,25 @@ public final class JmsMessages {
     }
 
     /**
+     * A new message with the delivery's body, byte-for-byte and of the same type (text or bytes): what a
+     * retry copy and a dead-letter copy both start from.
+     */
+    public static Message copyOf(jakarta.jms.JMSContext jms, Incoming in) throws JMSException {
+        Message copy;
+        if (in.textMessage()) {
+            copy = jms.createTextMessage(new String(in.body(), StandardCharsets.UTF_8));
+        } else {
+            BytesMessage bytes = jms.createBytesMessage();
+            bytes.writeBytes(in.body());
+            copy = bytes;
+        }
+        if (in.traceparent() != null) {
+            copy.setStringProperty("traceparent", in.traceparent());
+        }
+        return copy;
+    }
+
+    /**
      * @param queue the send queue the message belongs to (for a dead letter: the queue it came from)
      */
     public static Incoming incoming(Message m, String queue) throws JMSException {

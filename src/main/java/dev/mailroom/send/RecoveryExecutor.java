@@ -5,12 +5,10 @@ import dev.mailroom.recoverability.Failure;
 import dev.mailroom.recoverability.RecoveryAction;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.jms.BytesMessage;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.transaction.Transactional;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -77,17 +75,7 @@ public class RecoveryExecutor {
     @Transactional(Transactional.TxType.MANDATORY)
     public String scheduleCopy(Incoming in, Duration delay, int attemptsSoFar) {
         try {
-            Message copy;
-            if (in.textMessage()) {
-                copy = jms.createTextMessage(new String(in.body(), StandardCharsets.UTF_8));
-            } else {
-                BytesMessage bytes = jms.createBytesMessage();
-                bytes.writeBytes(in.body());
-                copy = bytes;
-            }
-            if (in.traceparent() != null) {
-                copy.setStringProperty("traceparent", in.traceparent());
-            }
+            Message copy = JmsMessages.copyOf(jms, in);
             copy.setStringProperty("mr_retry_of", in.jmsMessageId());
             copy.setIntProperty("mr_attempts", attemptsSoFar);
             jms.createProducer()

@@ -26,7 +26,9 @@ import com.sun.net.httpserver.HttpServer;
  * A mail API with a fixed latency, for Mailroom's {@code http} provider with the {@code generic} profile: answers
  * {@code POST /messages} after sleeping {@code latencyMillis} with 200 {@code {"id":"stub-<n>"}}. It counts what it
  * receives so the benchmark can check that every job reached it exactly once, and the peak number of requests it
- * was serving at the same time (the concurrency Mailroom actually achieved).
+ * was serving at the same time (the concurrency Mailroom actually achieved). A request whose body contains
+ * {@link #FAIL_MARKER} (the benchmark puts it in the job's message_id, which the subject repeats) is answered 422
+ * {@code {"error":{"code":"invalid_recipient",...}}}, a permanent recipient failure in Mailroom's mapping table.
  */
 final class ProviderStub implements AutoCloseable {
 
@@ -36,11 +38,14 @@ final class ProviderStub implements AutoCloseable {
         System.setProperty("sun.net.httpserver.nodelay", "true");
     }
 
+    static final String FAIL_MARKER = "-permfail-";
+
     private final long latencyMillis;
     private final HttpServer server;
     private final ExecutorService executor;
     private final AtomicLong ids = new AtomicLong();
     private final AtomicInteger requests = new AtomicInteger();
+    private final AtomicInteger failed = new AtomicInteger();
     private final AtomicInteger unexpected = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger peak = new AtomicInteger();
@@ -106,6 +111,7 @@ final class ProviderStub implements AutoCloseable {
     /** Forgets the counts (before a measured run). */
     void reset() {
         requests.set(0);
+        failed.set(0);
         unexpected.set(0);
         peak.set(inFlight.get());
         keys.clear();
@@ -113,6 +119,11 @@ final class ProviderStub implements AutoCloseable {
 
     int requests() {
         return requests.get();
+    }
+
+    /** Requests answered 422 because their body carried {@link #FAIL_MARKER}. */
+    int failed() {
+        return failed.get();
     }
 
     int distinctKeys() {
@@ -129,7 +140,7 @@ final class ProviderStub implements AutoCloseable {
 
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange; InputStream in = exchange.getRequestBody()) {
-            in.readAllBytes();
+            boolean fail = new String(in.readAllBytes(), StandardCharsets.UTF_8).contains(FAIL_MARKER);
             if (!"POST".equals(exchange.getRequestMethod()) || !exchange.getRequestURI().getPath().equals("/messages")) {
                 unexpected.incrementAndGet();
                 respond(exchange, 404, "{\"error\":{\"code\":\"not_found\"}}");
@@ -142,6 +153,11 @@ final class ProviderStub implements AutoCloseable {
                 String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
                 keys.add(key == null ? "missing-" + ids.get() : key);
                 Thread.sleep(latencyMillis);
+                if (fail) {
+                    failed.incrementAndGet();
+                    respond(exchange, 422, "{\"error\":{\"code\":\"invalid_recipient\",\"message\":\"no such mailbox\"}}");
+                    return;
+                }
                 respond(exchange, 200, "{\"id\":\"stub-" + ids.incrementAndGet() + "\"}");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

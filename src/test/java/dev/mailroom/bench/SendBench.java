@@ -57,12 +57,17 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  *   <li><b>Mailroom, HTTP provider, 50 ms latency</b>: the same against {@link ProviderStub} in this JVM, which must
  *       have received exactly N requests with N distinct idempotency keys. Once per {@code MAILROOM_CONSUMERS}
  *       value.</li>
+ *   <li><b>permanent failures mixed in</b>: one server with the HTTP provider against a 0 ms stub and 4 consumers; a
+ *       clean run of M jobs, then (same server) M good jobs with M/9 jobs interleaved (every 10th) that the stub
+ *       answers 422 {@code invalid_recipient} (each must end {@code bounced_permanent} after one provider call); the
+ *       figure is the good-job rate of the mixed run as a ratio to the clean one (target &ge; 0.9).</li>
  * </ol>
  * A warm-up (not timed) precedes every measured run. Exits 1 if any run lost, duplicated or failed jobs or timed out.
  *
  * <p>Arguments: {@code [N]}. System properties: {@code bench.server-home}, {@code bench.work-dir},
  * {@code bench.port-offset} (300), {@code bench.consumers} (sandbox runs, {@code 4,2,8}; the first one also hosts
- * the baseline), {@code bench.http-consumers} ({@code 4,32}), {@code bench.latency-ms} (50),
+ * the baseline), {@code bench.http-consumers} ({@code 4,32}), {@code bench.latency-ms} (50), {@code bench.mixed-n} (M of the
+ * permanent-failure figure, min(N, 1000); 0 skips it),
  * {@code bench.warmup} (min(200, N/10)), {@code bench.pid-file} (where the server JVM's pid is written while it runs,
  * for bench/run.sh's cleanup).
  */
@@ -85,6 +90,7 @@ public final class SendBench {
     private final List<Integer> sandboxConsumers;
     private final List<Integer> httpConsumers;
     private final long latencyMs;
+    private final int mixedN;
     private final Path pidFile;
     private final String nonce = Long.toString(System.currentTimeMillis(), 36);
     private final HttpClient http = HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY)
@@ -107,6 +113,8 @@ public final class SendBench {
         this.sandboxConsumers = ints(System.getProperty("bench.consumers", "4,2,8"));
         this.httpConsumers = ints(System.getProperty("bench.http-consumers", "4,32"));
         this.latencyMs = Long.getLong("bench.latency-ms", 50);
+        String mixed = System.getProperty("bench.mixed-n", "");
+        this.mixedN = mixed.isBlank() ? Math.min(n, 1000) : Integer.parseInt(mixed.trim());
         String pid = System.getProperty("bench.pid-file", "");
         this.pidFile = pid.isBlank() ? null : Path.of(pid).toAbsolutePath();
     }
@@ -138,7 +146,8 @@ public final class SendBench {
         prepareWorkDir();
         printMachine();
         log("N=" + n + ", warm-up " + warmup + " per run, sandbox MAILROOM_CONSUMERS " + sandboxConsumers
-                + ", http MAILROOM_CONSUMERS " + httpConsumers + " at " + latencyMs + " ms, port offset " + offset
+                + ", http MAILROOM_CONSUMERS " + httpConsumers + " at " + latencyMs + " ms, permanent-failure figure M="
+                + mixedN + ", port offset " + offset
                 + ", work dir " + work);
 
         boolean first = true;
@@ -149,7 +158,7 @@ public final class SendBench {
                 baseline();
                 first = false;
             }
-            mailroomRun("Mailroom sandbox, 0 ms", consumers, null);
+            mailroomRun("Mailroom sandbox, 0 ms", consumers, null, n, false);
             stopCurrent();
         }
         if (!httpConsumers.isEmpty()) {
@@ -169,9 +178,31 @@ public final class SendBench {
                     if (mdbPoolSize == null) {
                         readPoolSettings();
                     }
-                    mailroomRun("Mailroom http, " + latencyMs + " ms", consumers, stub);
+                    mailroomRun("Mailroom http, " + latencyMs + " ms", consumers, stub, n, false);
                     stopCurrent();
                 }
+            }
+        }
+        if (mixedN > 0) {
+            // good-job throughput with 10% permanently failing jobs, as a ratio to a clean run on the same server
+            try (ProviderStub stub = new ProviderStub(0, 64)) {
+                Map<String, String> env = new LinkedHashMap<>();
+                env.put("MAILROOM_PROVIDER", "http");
+                env.put("MAILROOM_HTTP_PROFILE", "generic");
+                env.put("MAILROOM_HTTP_BASE_URL", stub.baseUrl());
+                startServer("http0-mixed", env, 4);
+                if (mdbPoolSize == null) {
+                    readPoolSettings();
+                }
+                double clean = mailroomRun("Mailroom http, 0 ms, clean", 4, stub, mixedN, false);
+                double mixed = mailroomRun("Mailroom http, 0 ms, 10% failing", 4, stub, mixedN, true);
+                double ratio = mixed / clean;
+                String note = String.format(Locale.ROOT, "permanent failures mixed in (same server, clean run first): "
+                        + "good-job rate %.1f jobs/s with 10%% of jobs failing permanently vs %.1f jobs/s clean, "
+                        + "mixed/clean = %.2f, target >= 0.9: %s", mixed, clean, ratio, ratio >= 0.9 ? "met" : "MISSED");
+                notes.add(note);
+                log(note);
+                stopCurrent();
             }
         }
         String report = report(Duration.between(begin, Instant.now()));
@@ -321,25 +352,29 @@ public final class SendBench {
      * One measured Mailroom run on the current server: pause mail.send, produce N jobs, resume (clock starts), wait
      * until the queue is empty (clock stops), then check the counts.
      */
-    private void mailroomRun(String figure, int consumers, ProviderStub stub) {
+    private double mailroomRun(String figure, int consumers, ProviderStub stub, int n, boolean mixed) {
         Running s = current;
-        String label = (stub == null ? "sandbox" : "http") + "-c" + consumers;
+        String label = (stub == null ? "sandbox" : "http" + stub.latencyMillis() + "ms") + "-c" + consumers
+                + (mixed ? "-mixed" : "");
+        int failing = mixed ? n / 9 : 0; // n good jobs, every 10th job of the run a failing one
+        int total = n + failing;
         List<String> problems = new ArrayList<>();
 
-        // warm-up: not timed, the queue running as usual
+        // warm-up: not timed, the queue running as usual, the same mix
         Map<String, Double> w0 = counters();
-        s.jms.sendAll(SEND_QUEUE, jobs(label + "-w", warmup));
-        awaitCounter(w0, "jobs", "sent_to_provider", warmup, Duration.ofSeconds(60 + warmup * (stub == null ? 1 : latencyMs) / 100));
+        s.jms.sendAll(SEND_QUEUE, jobs(label + "-w", warmup, mixed));
+        awaitCounter(w0, "jobs", "sent_to_provider", warmup,
+                Duration.ofSeconds(60 + warmup * (stub == null ? 1 : stub.latencyMillis()) / 100));
         awaitQueueEmpty(s, Duration.ofSeconds(30));
 
         Map<String, Double> before = counters();
         s.cli.op(MESSAGING + "/queue=" + SEND_QUEUE + ":pause");
         long p0 = System.nanoTime();
-        s.jms.sendAll(SEND_QUEUE, jobs(label, n));
+        s.jms.sendAll(SEND_QUEUE, jobs(label, n, mixed));
         double produceSec = seconds(System.nanoTime() - p0);
         Figures loaded = queue(s);
-        if (loaded.depth != n) {
-            problems.add("after producing " + n + " jobs on the paused queue its depth is " + loaded.depth);
+        if (loaded.depth != total) {
+            problems.add("after producing " + total + " jobs on the paused queue its depth is " + loaded.depth);
         }
         if (stub != null) {
             stub.reset();
@@ -349,7 +384,7 @@ public final class SendBench {
         long t0 = System.nanoTime();
         s.cli.op(MESSAGING + "/queue=" + SEND_QUEUE + ":resume");
         long timeoutNanos = Duration.ofSeconds(60).toNanos()
-                + (long) n * Duration.ofMillis(stub == null ? 20 : Math.max(20, latencyMs)).toNanos();
+                + (long) total * Duration.ofMillis(stub == null ? 20 : Math.max(20, stub.latencyMillis())).toNanos();
         Figures f = loaded;
         long t1;
         Duration nextPoll = POLL;
@@ -357,7 +392,7 @@ public final class SendBench {
             sleep(nextPoll);
             f = queue(s);
             t1 = System.nanoTime();
-            nextPoll = nextPoll(n, f.depth, t1 - t0);
+            nextPoll = nextPoll(total, f.depth, t1 - t0);
             if (f.depth == 0 && f.inFlight == 0 && f.scheduled == 0) {
                 break;
             }
@@ -373,6 +408,9 @@ public final class SendBench {
 
         // the counts: every job exactly once
         awaitCounter(before, "jobs", "sent_to_provider", n, Duration.ofSeconds(15));
+        if (failing > 0) {
+            awaitCounter(before, "jobs", "bounced_permanent", failing, Duration.ofSeconds(15));
+        }
         sleep(Duration.ofSeconds(1)); // anything late (a duplicate, a redelivery) would show now
         Map<String, Double> after = counters();
         Map<String, Long> delta = delta(before, after);
@@ -380,16 +418,22 @@ public final class SendBench {
         long attempts = delta.entrySet().stream().filter(e -> e.getKey().startsWith("attempts|"))
                 .mapToLong(Map.Entry::getValue).sum();
         long accepted = delta.getOrDefault("attempts|accepted", 0L);
+        long bounced = delta.getOrDefault("jobs|bounced_permanent", 0L);
         if (sent != n) {
             problems.add("sent_to_provider counted " + sent + ", expected " + n);
         }
+        if (bounced != failing) {
+            problems.add("bounced_permanent counted " + bounced + ", expected " + failing);
+        }
         delta.forEach((k, v) -> {
-            if (k.startsWith("jobs|") && !k.equals("jobs|sent_to_provider") && v != 0) {
+            if (k.startsWith("jobs|") && !k.equals("jobs|sent_to_provider") && !k.equals("jobs|bounced_permanent")
+                    && v != 0) {
                 problems.add("outcome " + k.substring(5) + ": " + v);
             }
         });
-        if (attempts != n || accepted != n) {
-            problems.add("provider attempts " + attempts + " (accepted " + accepted + "), expected " + n);
+        if (attempts != total || accepted != n) {
+            problems.add("provider attempts " + attempts + " (accepted " + accepted + "), expected " + total
+                    + " (accepted " + n + ")");
         }
         Figures end = queue(s);
         if (end.dlqDepth != 0) {
@@ -401,12 +445,24 @@ public final class SendBench {
         int peakRequests = -1;
         if (stub != null) {
             peakRequests = stub.peakConcurrency();
-            if (stub.requests() != n || stub.distinctKeys() != n || stub.unexpected() != 0) {
+            if (stub.requests() != total || stub.distinctKeys() != total || stub.unexpected() != 0
+                    || stub.failed() != failing) {
                 problems.add("provider stub received " + stub.requests() + " requests with " + stub.distinctKeys()
-                        + " distinct idempotency keys (" + stub.unexpected() + " unexpected), expected " + n);
+                        + " distinct idempotency keys (" + stub.unexpected() + " unexpected, " + stub.failed()
+                        + " answered 422), expected " + total + " (" + failing + " answered 422)");
             }
         }
-        double[] timeline = sampleTimelines(s, label, 50, problems);
+        double[] timeline = sampleTimelines(s, label, n, 50, problems);
+        for (int k = 0, count = Math.min(10, failing); k < count; k++) {
+            String id = "bench-" + nonce + "-" + label + ProviderStub.FAIL_MARKER + ((long) k * failing / count);
+            JsonNode job = s.api.getJson("/api/v1/jobs/" + id + "?queue=" + SEND_QUEUE);
+            if (!"bounced_permanent".equals(job.path("state").asText()) || job.path("attempts").size() != 1
+                    || job.path("provider_calls").asInt(1) != 1) {
+                problems.add("failing job " + id + " is " + job.path("state").asText() + " after "
+                        + job.path("attempts").size() + " attempts and " + job.path("provider_calls").asText()
+                        + " provider calls");
+            }
+        }
         JsonNode mdb = s.cli.op("/deployment=mailroom.war/subsystem=ejb3/message-driven-bean=SendConsumer"
                 + ":read-resource(include-runtime=true)");
         long peakInvocations = mdb.path("peak-concurrent-invocations").asLong(-1);
@@ -418,7 +474,13 @@ public final class SendBench {
         params.append("MAILROOM_CONSUMERS=").append(consumers).append(", peak concurrent onMessage ")
                 .append(peakInvocations);
         details.append(String.format(Locale.ROOT, "%d jobs in %.2f s", n, sec)).append("; MDB pool max ").append(poolMax);
-        if (stub != null) {
+        if (failing > 0) {
+            params.append(", ").append(n).append(" good + ").append(failing)
+                    .append(" failing (every 10th: 422 invalid_recipient -> bounced_permanent); rate = good jobs/s");
+            details.append(String.format(Locale.ROOT, " (good; plus %d failing, all bounced_permanent, one provider "
+                    + "call each)", failing));
+        }
+        if (stub != null && stub.latencyMillis() > 0) {
             int effective = (int) Math.min(consumers, poolMax > 0 ? poolMax : consumers);
             double ceiling = consumers / (latencyMs / 1000.0);
             params.append(String.format(Locale.ROOT, ", ceiling %d/%.2fs = %.0f/s (%.0f%%)", consumers,
@@ -428,6 +490,8 @@ public final class SendBench {
                 params.append(String.format(Locale.ROOT, ", pool-capped %d/%.2fs = %.0f/s (%.0f%%)", effective,
                         latencyMs / 1000.0, effectiveCeiling, 100 * rate / effectiveCeiling));
             }
+        }
+        if (stub != null) {
             details.append("; provider stub: ").append(stub.requests()).append(" requests, ")
                     .append(stub.distinctKeys()).append(" distinct idempotency keys, peak ").append(peakRequests)
                     .append(" concurrent requests");
@@ -437,27 +501,35 @@ public final class SendBench {
                     + "%.1f ms, -> provider answer %.1f ms; one consumer's cycle %.0f ms (peak onMessage / rate)",
                     (int) timeline[2], timeline[0], timeline[1], 1000.0 * Math.max(1, peakInvocations) / rate));
         }
-        details.append("; ").append(cpu0.until(cpu1, n, sec));
+        details.append("; ").append(cpu0.until(cpu1, total, sec));
         details.append(String.format(Locale.ROOT, "; produced beforehand in %.1f s; load avg %s -> %s", produceSec,
                 load0, load1));
         rows.add(new Row(figure + ", " + consumers + " consumers", rate, "jobs/s", rate / baselineRate,
                 params.toString(), details.toString(), String.join("; ", problems)));
-        log(String.format(Locale.ROOT, "%s: %d jobs in %.2f s = %.0f jobs/s %s", label, n, sec, rate,
-                problems.isEmpty() ? "(all counted once)" : "PROBLEMS " + problems));
+        log(String.format(Locale.ROOT, "%s: %d good jobs (+%d failing) in %.2f s = %.0f good jobs/s %s", label, n,
+                failing, sec, rate, problems.isEmpty() ? "(all counted once)" : "PROBLEMS " + problems));
         if (!problems.isEmpty()) {
             fail(label + ": " + problems);
         }
+        return rate;
     }
 
-    private List<String> jobs(String label, int count) {
-        List<String> out = new ArrayList<>(count);
+    /** {@code count} good jobs; if {@code mixed}, after every 9th one a job the stub fails (count / 9 of them). */
+    private List<String> jobs(String label, int count, boolean mixed) {
+        List<String> out = new ArrayList<>(count + count / 9);
         for (int i = 0; i < count; i++) {
-            String id = "bench-" + nonce + "-" + label + "-" + i;
-            out.add(pad("{\"schema_version\":1,\"message_id\":\"" + id + "\",\"from\":\"noreply@example.com\","
-                    + "\"to\":[\"alice@example.com\"],\"subject\":\"Bench " + id + "\",\"text\":\"Hi Alice. ", BODY_BYTES - 2)
-                    + "\"}");
+            out.add(job("bench-" + nonce + "-" + label + "-" + i));
+            if (mixed && i % 9 == 8) {
+                out.add(job("bench-" + nonce + "-" + label + ProviderStub.FAIL_MARKER + i / 9));
+            }
         }
         return out;
+    }
+
+    private static String job(String id) {
+        return pad("{\"schema_version\":1,\"message_id\":\"" + id + "\",\"from\":\"noreply@example.com\","
+                + "\"to\":[\"alice@example.com\"],\"subject\":\"Bench " + id + "\",\"text\":\"Hi Alice. ", BODY_BYTES - 2)
+                + "\"}";
     }
 
     /** Pads a prefix with ASCII text to {@code length} characters (bytes). */
@@ -635,7 +707,7 @@ public final class SendBench {
      * each is sent_to_provider after exactly one attempt and one provider call; returns the mean ms from the attempt's
      * start (claim committed next) to its point of no return, and from there to the provider's answer.
      */
-    private double[] sampleTimelines(Running s, String label, int samples, List<String> problems) {
+    private double[] sampleTimelines(Running s, String label, int n, int samples, List<String> problems) {
         int count = Math.min(samples, n);
         double toIrrevocable = 0;
         double providerCall = 0;
