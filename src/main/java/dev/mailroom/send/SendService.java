@@ -99,17 +99,15 @@ public class SendService {
             return;
         }
 
-        Failure failure;
-        ProviderResponse response = null;
+        ProviderResponse response;
         try {
             response = calls.send(provider, outbound(job, content), () -> ledger.markIrrevocable(proceed.attemptId()));
         } catch (RuntimeException bug) {
             // our own code failed (not the provider): classified as internal, not swallowed
             LOG.log(java.util.logging.Level.SEVERE, bug, () -> "provider call for job " + job.messageId() + " threw");
-            response = new ProviderResponse(ProviderResponse.Status.REJECTED, provider.name(), null, null,
-                    String.valueOf(bug.getMessage()), null, null, bug.getClass().getName());
-            failure = Failure.internal(bug);
-            decideAndCarryOut(in, proceed, response, failure, bug);
+            ProviderResponse noAnswer = new ProviderResponse(ProviderResponse.Status.REJECTED, provider.name(), null,
+                    null, String.valueOf(bug.getMessage()), null, null, bug.getClass().getName());
+            decideAndCarryOut(in, proceed, noAnswer, Failure.internal(bug), bug);
             return;
         }
         if (response.accepted()) {
@@ -119,7 +117,7 @@ public class SendService {
             metrics.outcome(in.queue(), JobState.sent_to_provider.name());
             return;
         }
-        failure = classifier.classify(response);
+        Failure failure = classifier.classify(response);
         if (failure.failureClass() == FailureClass.THROTTLED) {
             rateLimiter.onThrottle();
         }
