@@ -190,19 +190,24 @@ public final class SendBench {
                 env.put("MAILROOM_PROVIDER", "http");
                 env.put("MAILROOM_HTTP_PROFILE", "generic");
                 env.put("MAILROOM_HTTP_BASE_URL", stub.baseUrl());
-                startServer("http0-mixed", env, 4);
+                // a server start of its own for each run (fresh data dir, same warm-up): on one server the second
+                // run was measured with a warmer JIT and a bigger database than the first
+                startServer("http0-clean", env, 4);
                 if (mdbPoolSize == null) {
                     readPoolSettings();
                 }
-                double clean = mailroomRun("Mailroom http, 0 ms, clean", 4, stub, mixedN, false);
-                double mixed = mailroomRun("Mailroom http, 0 ms, 10% failing", 4, stub, mixedN, true);
+                double clean = mailroomRun("Mailroom http 0 ms, clean", 4, stub, mixedN, false);
+                stopCurrent();
+                startServer("http0-mixed", env, 4);
+                double mixed = mailroomRun("Mailroom http 0 ms, 10% failing", 4, stub, mixedN, true);
+                stopCurrent();
                 double ratio = mixed / clean;
-                String note = String.format(Locale.ROOT, "permanent failures mixed in (same server, clean run first): "
-                        + "good-job rate %.1f jobs/s with 10%% of jobs failing permanently vs %.1f jobs/s clean, "
-                        + "mixed/clean = %.2f, target >= 0.9: %s", mixed, clean, ratio, ratio >= 0.9 ? "met" : "MISSED");
+                String note = String.format(Locale.ROOT, "permanent failures mixed in (HTTP provider, 0 ms stub, 4 "
+                        + "consumers, one server start per run): good-job rate %.1f jobs/s with 10%% of jobs failing "
+                        + "permanently vs %.1f jobs/s clean, mixed/clean = %.2f, target >= 0.9: %s", mixed, clean, ratio,
+                        ratio >= 0.9 ? "met" : "MISSED");
                 notes.add(note);
                 log(note);
-                stopCurrent();
             }
         }
         String report = report(Duration.between(begin, Instant.now()));
@@ -473,12 +478,11 @@ public final class SendBench {
         StringBuilder details = new StringBuilder();
         params.append("MAILROOM_CONSUMERS=").append(consumers).append(", peak concurrent onMessage ")
                 .append(peakInvocations);
-        details.append(String.format(Locale.ROOT, "%d jobs in %.2f s", n, sec)).append("; MDB pool max ").append(poolMax);
+        details.append(failing == 0 ? n + " jobs" : n + " good jobs + " + failing + " failing (all bounced_permanent, one "
+                + "provider call each)").append(String.format(Locale.ROOT, " in %.2f s; MDB pool max %d", sec, poolMax));
         if (failing > 0) {
             params.append(", ").append(n).append(" good + ").append(failing)
                     .append(" failing (every 10th: 422 invalid_recipient -> bounced_permanent); rate = good jobs/s");
-            details.append(String.format(Locale.ROOT, " (good; plus %d failing, all bounced_permanent, one provider "
-                    + "call each)", failing));
         }
         if (stub != null && stub.latencyMillis() > 0) {
             int effective = (int) Math.min(consumers, poolMax > 0 ? poolMax : consumers);
@@ -887,10 +891,10 @@ public final class SendBench {
         b.append(String.format(Locale.ROOT, "Mailroom send benchmark, N=%d (warm-up %d per run), %s%n", n, warmup,
                 Instant.now()));
         b.append(machine()).append('\n');
-        b.append(String.format(Locale.ROOT, "%-38s %13s  %6s  %s%n", "figure", "rate", "ratio", "parameters"));
+        b.append(String.format(Locale.ROOT, "%-46s %13s  %6s  %s%n", "figure", "rate", "ratio", "parameters"));
         b.append("-".repeat(110)).append('\n');
         for (Row r : rows) {
-            b.append(String.format(Locale.ROOT, "%-38s %6.0f %-6s  %6.3f  %s%n", r.figure, r.rate, r.unit, r.ratio,
+            b.append(String.format(Locale.ROOT, "%-46s %6.0f %-6s  %6.3f  %s%n", r.figure, r.rate, r.unit, r.ratio,
                     r.params));
             b.append("      ").append(r.details).append('\n');
             if (!r.problems.isEmpty()) {
