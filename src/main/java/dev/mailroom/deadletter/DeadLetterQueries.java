@@ -21,12 +21,7 @@ public class DeadLetterQueries {
     /** A filter; null fields match everything. The time window is on {@code failed_at}, [from, to). */
     public record Filter(String queue, String reason, String failureClass, String errorType, String campaignId,
                          String tenant, String provider, String consumerVersion, String status, String messageId,
-                         Instant from, Instant to) {
-
-        public static Filter byMessageId(String messageId) {
-            return new Filter(null, null, null, null, null, null, null, null, null, messageId, null, null);
-        }
-    }
+                         Instant from, Instant to) { }
 
     public record Summary(long id, String consumer, String messageId, String sourceQueue, String reason,
                           String failureClass, String status, String routedBy, String errorType, String error,
@@ -59,10 +54,6 @@ public class DeadLetterQueries {
                 d.getFailedAt())).toList();
         boolean more = rows.size() > limit;
         return new Page(more ? rows.subList(0, limit) : rows, offset, limit, more ? offset + limit : null);
-    }
-
-    public List<Summary> find(Filter f, int limit) {
-        return find(f, 0, limit).items();
     }
 
     /** Counts by group for the filter (open and resolved alike unless the filter says a status). */
