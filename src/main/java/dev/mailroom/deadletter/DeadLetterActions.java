@@ -1,5 +1,6 @@
 package dev.mailroom.deadletter;
 
+import dev.mailroom.ops.Refused;
 import dev.mailroom.send.JobLedger;
 import dev.mailroom.send.MailJob;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -19,20 +20,6 @@ import java.time.Instant;
 @ApplicationScoped
 public class DeadLetterActions {
 
-    /** Why an action was refused: the caller turns it into a 4xx. */
-    public static final class Refused extends RuntimeException {
-        private final int status;
-
-        Refused(int status, String message) {
-            super(message);
-            this.status = status;
-        }
-
-        public int status() {
-            return status;
-        }
-    }
-
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
     @Inject
@@ -43,14 +30,14 @@ public class DeadLetterActions {
     @Transactional
     public DeadLetter discard(long id, String actor, String why) {
         if (actor == null || actor.isBlank() || why == null || why.isBlank()) {
-            throw new Refused(400, "a discard needs who (actor) and why (reason)");
+            throw new Refused(400, "invalid_request", "a discard needs who (actor) and why (reason)");
         }
         DeadLetter d = em.find(DeadLetter.class, id, LockModeType.PESSIMISTIC_WRITE);
         if (d == null) {
-            throw new Refused(404, "no dead letter with id " + id);
+            throw new Refused(404, "dead_letter_not_found", "no dead letter with id " + id);
         }
         if (!DeadLetter.Status.open.name().equals(d.getStatus())) {
-            throw new Refused(409, "dead letter " + id + " is " + d.getStatus() + ", only an open one can be discarded");
+            throw new Refused(409, "not_open", "dead letter " + id + " is " + d.getStatus() + ", only an open one can be discarded");
         }
         Instant now = clock.instant();
         em.persist(new DeadLetterEvent(d.getId(), now, d.getStatus(), DeadLetter.Status.discarded.name(),

@@ -93,7 +93,7 @@ public class DeadLetterResource {
         }
         try {
             actions.discard(n, request == null ? null : request.actor(), request == null ? null : request.reason());
-        } catch (dev.mailroom.deadletter.DeadLetterActions.Refused e) {
+        } catch (dev.mailroom.ops.Refused e) {
             return ApiError.response(e.status(), "discard_refused", e.getMessage());
         }
         return one(id);

@@ -26,6 +26,15 @@ public final class ErrorMappers {
         }
     }
 
+    /** An operator request the core refused (bad input, unknown id, wrong state): its 4xx and reason. */
+    @Provider
+    public static class RefusedRequest implements ExceptionMapper<dev.mailroom.ops.Refused> {
+        @Override
+        public Response toResponse(dev.mailroom.ops.Refused e) {
+            return ApiError.response(e.status(), e.error(), e.getMessage());
+        }
+    }
+
     /** Anything else is our fault: logged with an incident id the client can quote. */
     @Provider
     public static class Unexpected implements ExceptionMapper<Throwable> {

@@ -1,0 +1,34 @@
+package dev.mailroom.redrive;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A plan and, once it runs, its recovery record: the filter, the frozen cohort, the phases and per entry
+ * the outcome. {@code status}: {@code planned}, {@code running}, {@code stopped} (a stop condition held;
+ * {@code stopReason} says which), {@code completed}, {@code interrupted} (the server went down during the
+ * run: resume or abandon it), {@code abandoned}.
+ *
+ * <p>Entry outcomes: {@code pending} (not reached yet), {@code published} (replayed, its send not finished
+ * yet), {@code sent}, {@code dead_lettered_again}, {@code discarded_expired}, {@code duplicate_suppressed},
+ * {@code skipped_changed} (changed since planning, or claimed by another run), {@code not_run} (the run
+ * stopped before it; the entry is open again), {@code discarded} (a discard plan), {@code unknown}.
+ */
+public record RedriveRecord(String id, String action, String status, String createdBy, Instant createdAt,
+                            String reason, RedriveFilter filter, Options options, Cohort cohort, List<Phase> phases,
+                            String stopReason, String startedBy, Instant startedAt, Instant finishedAt,
+                            Map<String, Long> outcomes, List<Entry> entries) {
+
+    public record Options(int sampleSize, double sampleRatePerSecond, double ratePerSecond, String sampleTimeout) { }
+
+    /** The frozen cohort: its size, breakdowns, and what the filter matched but the plan left out, by why. */
+    public record Cohort(int count, Map<String, Long> byReason, Map<String, Long> byQueue,
+                         Map<String, Long> excluded) { }
+
+    public record Phase(String name, Instant startedAt, Instant finishedAt, int entries, String result) { }
+
+    public record Entry(long deadLetterId, String messageId, String queue, String reason, String failureClass,
+                        Instant failedAt, int lap, String phase, String outcome, Instant publishedAt,
+                        String jmsMessageId, Integer revision, String diff, String idempotencyKey, String detail) { }
+}
