@@ -19,9 +19,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.extension.TestWatcher;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
@@ -60,27 +59,25 @@ class ConsoleBrowserIT {
     private WebDriver driver;
     private Path profileDir;
 
-    /** A screenshot and the page source of the failing moment, in {@code <build dir>/console-screenshots}. */
+    /**
+     * A screenshot and the page source of the failing moment, in {@code <build dir>/console-screenshots} (taken
+     * right after the test method, before {@code @AfterEach} closes the browser).
+     */
     @RegisterExtension
-    final TestWatcher screenshots = new TestWatcher() {
-        @Override
-        public void testFailed(ExtensionContext context, Throwable cause) {
-            if (driver == null) {
-                return;
-            }
-            try {
-                Path dir = ItEnvironment.workDir().getParent().resolve("console-screenshots");
-                Files.createDirectories(dir);
-                String name = context.getRequiredTestMethod().getName();
-                File shot = ((ChromeDriver) driver).getScreenshotAs(OutputType.FILE);
-                Files.copy(shot.toPath(), dir.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
-                Files.writeString(dir.resolve(name + ".html"), driver.getCurrentUrl() + "\n" + driver.getPageSource());
-                System.err.println("[console-it] screenshot of the failure in " + dir.resolve(name + ".png"));
-            } catch (IOException | RuntimeException e) {
-                System.err.println("[console-it] no screenshot: " + e);
-            } finally {
-                quit();
-            }
+    final AfterTestExecutionCallback screenshots = context -> {
+        if (driver == null || context.getExecutionException().isEmpty()) {
+            return;
+        }
+        try {
+            Path dir = ItEnvironment.workDir().getParent().resolve("console-screenshots");
+            Files.createDirectories(dir);
+            String name = context.getRequiredTestMethod().getName();
+            File shot = ((ChromeDriver) driver).getScreenshotAs(OutputType.FILE);
+            Files.copy(shot.toPath(), dir.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+            Files.writeString(dir.resolve(name + ".html"), driver.getCurrentUrl() + "\n" + driver.getPageSource());
+            System.err.println("[console-it] screenshot of the failure in " + dir.resolve(name + ".png"));
+        } catch (IOException | RuntimeException e) {
+            System.err.println("[console-it] no screenshot: " + e);
         }
     };
 
