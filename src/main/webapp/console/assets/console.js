@@ -388,7 +388,7 @@ async function deadLetterDetail(id) {
       h('p', {id: 'action-result', testid: 'action-result', role: 'status'})),
     h('section', {class: 'card'}, h('h2', {}, 'Payload'),
       bytes === null ? h('p', {class: 'muted', testid: 'payload-gone'}, 'The payload is gone (retention expired it); the envelope is kept.') : [
-        h('h3', {}, 'As text (UTF-8)'), h('pre', {class: 'wrap', testid: 'payload-text', id: 'payload-text'}, payloadText(bytes)),
+        h('h3', {}, 'As text (UTF-8, exactly as stored)'), h('pre', {class: 'wrap', testid: 'payload-text', id: 'payload-text'}, new TextDecoder('utf-8', {fatal: false}).decode(bytes)),
         h('h3', {}, 'As hex'), h('pre', {testid: 'payload-hex', id: 'payload-hex'}, hexDump(bytes))]),
     h('section', {class: 'card'}, h('h2', {}, 'Stack trace'),
       d.stacktrace ? h('pre', {testid: 'stacktrace'}, d.stacktrace) : h('p', {class: 'muted', testid: 'stacktrace'}, 'No stack trace: no exception was thrown in our code for this one.')),
