@@ -567,6 +567,8 @@ function renderRedrive(r) {
     parts.push(h('section', {class: 'card', testid: 'progress'}, h('h2', {}, r.status === 'running' ? 'Running (updates every second)' : 'Progress'),
       h('div', {class: 'progress', title: `${done} of ${total}`}, h('div', {style: `width: ${total ? Math.round(100 * done / total) : 100}%`})),
       h('p', {testid: 'redrive-progress'}, `${done} of ${total} entries reached, ${settled} settled.`),
+      h('p', {testid: 'redrive-phase'}, 'Phase: ', h('strong', {}, currentPhase(r)),
+        ` — ${entries.filter((e) => e.published_at).length} of ${total} published back onto their queue so far.`),
       h('h3', {}, 'Outcomes'), table(['Outcome', 'Entries'], Object.entries(r.outcomes || {}).map(([k, v]) => ({k, cells: [statusBadge(k), v]})), 'outcomes', (x) => ({'data-outcome': x.k})),
       h('h3', {}, 'Phases'), table(['Phase', 'Started', 'Finished', 'Entries', 'Result'], (r.phases || []).map((p) => ({cells: [p.name, when(p.started_at), when(p.finished_at), p.entries, p.result]})), 'phases'),
       ['interrupted', 'stopped'].includes(r.status) ? h('p', {}, viewerNote(),
@@ -587,6 +589,14 @@ function renderRedrive(r) {
       try { renderRedrive(await get('/redrives/' + encodeURIComponent(r.id))); } catch (e) { flash('Refreshing failed: ' + e.message, true); }
     }, 1000);
   }
+}
+
+function currentPhase(r) {
+  const phases = r.phases || [];
+  const open = phases.find((p) => !p.finished_at);
+  if (open) return open.name;
+  if (r.status === 'running') return phases.length ? `between phases (last: ${phases[phases.length - 1].name})` : 'starting';
+  return phases.length ? `${r.status} after ${phases[phases.length - 1].name}` : r.status;
 }
 
 function entryTable(entries, testid) {
