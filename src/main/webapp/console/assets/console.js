@@ -568,7 +568,7 @@ function renderRedrive(r) {
       h('div', {class: 'progress', title: `${done} of ${total}`}, h('div', {style: `width: ${total ? Math.round(100 * done / total) : 100}%`})),
       h('p', {testid: 'redrive-progress'}, `${done} of ${total} entries reached, ${settled} settled.`),
       h('p', {testid: 'redrive-phase'}, 'Phase: ', h('strong', {}, currentPhase(r)),
-        ` — ${entries.filter((e) => e.published_at).length} of ${total} published back onto their queue so far.`),
+        ` — ${entries.filter((e) => e.published_at).length} of ${total} published back onto their queue${r.status === 'running' ? ' so far' : ''}.`),
       h('h3', {}, 'Outcomes'), table(['Outcome', 'Entries'], Object.entries(r.outcomes || {}).map(([k, v]) => ({k, cells: [statusBadge(k), v]})), 'outcomes', (x) => ({'data-outcome': x.k})),
       h('h3', {}, 'Phases'), table(['Phase', 'Started', 'Finished', 'Entries', 'Result'], (r.phases || []).map((p) => ({cells: [p.name, when(p.started_at), when(p.finished_at), p.entries, p.result]})), 'phases'),
       ['interrupted', 'stopped'].includes(r.status) ? h('p', {}, viewerNote(),

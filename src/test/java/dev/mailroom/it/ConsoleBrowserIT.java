@@ -149,6 +149,17 @@ class ConsoleBrowserIT {
         assertThat(driver.findElement(testId("timeline")).getText()).isNotBlank();
         assertThat(driver.findElement(testId("dl-status")).getText()).isEqualTo("open");
 
+        // an edit the job schema refuses shows the server's reason and saves nothing
+        WebElement payload = driver.findElement(testId("edit-payload"));
+        payload.clear();
+        payload.sendKeys("{\"schema_version\": 1, \"message_id\": \"" + messageId + "\"}");
+        driver.findElement(testId("edit-reason")).sendKeys("console test: an invalid edit");
+        click(testId("edit-button"));
+        WebElement refused = wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("edit-errors")));
+        assertThat(refused.getText()).startsWith("The payload was refused: ");
+        assertThat(driver.findElement(testId("edit-new-key")).isSelected()).as("new idempotency key: off by default")
+                .isFalse();
+
         // discard it with a reason
         driver.findElement(testId("discard-reason")).sendKeys("console test: the customer cancelled");
         click(testId("discard-button"));
@@ -214,6 +225,11 @@ class ConsoleBrowserIT {
         env.jms().sendText("mail.send", job(prefix + "0", campaign));
 
         startBrowser();
+        driver.get(env.server().baseUrl() + "/console/login.html");
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("login-username"))).sendKeys("viewer");
+        driver.findElement(testId("login-password")).sendKeys("not-the-password");
+        click(testId("login-submit"));
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("login-error"), "Wrong user name or password."));
         signIn("viewer", "viewer-pass");
         assertThat(driver.findElement(testId("whoami")).getText()).contains("viewer");
 
@@ -247,6 +263,16 @@ class ConsoleBrowserIT {
                   .catch(e => done({status: -1, error: String(e)}));
                 """, id);
         assertThat(answer).containsEntry("status", 403L).containsEntry("error", "forbidden");
+
+        // the chart's endpoint refuses a bucket it cannot draw, with a reason
+        @SuppressWarnings("unchecked")
+        Map<String, Object> chart = (Map<String, Object>) ((JavascriptExecutor) driver).executeAsyncScript("""
+                const done = arguments[arguments.length - 1];
+                fetch('../api/v1/dead-letters/arrivals?bucket=PT1S', {headers: {'X-Mailroom-Console': '1'}})
+                  .then(r => r.json().then(b => done({status: r.status, error: b.error})))
+                  .catch(e => done({status: -1, error: String(e)}));
+                """);
+        assertThat(chart).containsEntry("status", 400L).containsEntry("error", "invalid_bucket");
         driver.get(env.server().baseUrl() + "/console/index.html#/dead-letters/" + id);
         wait(WAIT).until(ExpectedConditions.textToBe(testId("dl-status"), "open"));
     }
