@@ -323,7 +323,7 @@ async function deadLetterList(params) {
     form,
     h('p', {testid: 'dl-count'}, `${page.items.length} shown${page.next !== null && page.next !== undefined ? ' (more on the next page)' : ''}, from #${offset + 1}.`),
     table(['Id', 'Status', 'Queue', 'Reason', 'Class', 'Message id', 'Error type', 'Campaign', 'Tenant', 'Attempts', 'Failed at'],
-      rows, 'dl-table', (r) => ({testid: 'dl-row', 'data-id': r.d.id, 'data-status': r.d.status, 'data-reason': r.d.reason})),
+      rows, 'dl-table', (r) => ({testid: 'dl-row', 'data-id': r.d.id, 'data-status': r.d.status, 'data-reason': r.d.reason, 'data-message-id': r.d.message_id})),
     h('div', {class: 'pager'},
       offset > 0 ? h('a', {href: '#/dead-letters' + query({...filters, offset: Math.max(0, offset - 50)})}, '← Previous page') : null,
       page.next !== null && page.next !== undefined ? h('a', {href: '#/dead-letters' + query({...filters, offset: page.next}), testid: 'next-page'}, 'Next page →') : null,
