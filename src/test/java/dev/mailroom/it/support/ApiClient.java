@@ -107,6 +107,26 @@ public final class ApiClient {
         }
     }
 
+    /** POST with a JSON body; any status is returned. */
+    public HttpResponse<String> post(String path, String json) {
+        return send(HttpRequest.newBuilder(uri(path))
+                .timeout(REQUEST_TIMEOUT)
+                .header("Accept", "application/json")
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .build());
+    }
+
+    /** POST expecting {@code expectedStatus} and a JSON body; anything else throws with status and body. */
+    public JsonNode postJson(String path, String json, int expectedStatus) {
+        HttpResponse<String> r = post(path, json);
+        if (r.statusCode() != expectedStatus) {
+            throw new AssertionError("POST " + uri(path) + " answered " + r.statusCode() + ", expected "
+                    + expectedStatus + "; body: " + r.body());
+        }
+        return parse(r, path);
+    }
+
     private HttpResponse<String> send(HttpRequest request) {
         try {
             return http.send(request, HttpResponse.BodyHandlers.ofString());
