@@ -74,25 +74,33 @@ public class DeadLetterResource {
         return Response.ok(snapshot).build();
     }
 
-    /** The body of an operator action: who and why, both required. */
-    public record ActionRequest(String actor, String reason) { }
+    /**
+     * The body of an operator action: why (required). Who is always the authenticated user; an {@code actor} a
+     * client still sends is ignored.
+     */
+    @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
+    public record ActionRequest(String reason) { }
 
     /**
-     * {@code POST /api/v1/dead-letters/{id}/discard} with {@code {"actor": ..., "reason": ...}}: resolved
-     * without sending, recorded with who and why. (Authentication and roles come with the console.)
+     * {@code POST /api/v1/dead-letters/{id}/discard} with {@code {"reason": ...}}: resolved without sending,
+     * recorded with why and with the authenticated user as who (role {@code mailroom-operator}, checked by
+     * {@code dev.mailroom.ops.security.AccessFilter} before this runs).
      */
     @jakarta.ws.rs.POST
     @Path("/{id}/discard")
     @jakarta.ws.rs.Consumes(MediaType.APPLICATION_JSON)
-    public Response discard(@PathParam("id") String id, ActionRequest request) {
+    public Response discard(@PathParam("id") String id, ActionRequest request,
+                            @jakarta.ws.rs.core.Context jakarta.ws.rs.core.SecurityContext security) {
         long n;
         try {
             n = Long.parseLong(id);
         } catch (NumberFormatException e) {
             return ApiError.response(Response.Status.BAD_REQUEST, "invalid_id", "a dead letter's id is a number");
         }
+        String actor = security == null || security.getUserPrincipal() == null ? null
+                : security.getUserPrincipal().getName();
         try {
-            actions.discard(n, request == null ? null : request.actor(), request == null ? null : request.reason());
+            actions.discard(n, actor, request == null ? null : request.reason());
         } catch (dev.mailroom.ops.Refused e) {
             return ApiError.response(e.status(), "discard_refused", e.getMessage());
         }
