@@ -55,6 +55,14 @@ class SecurityIT {
     }
 
     @Test
+    void basicCredentialsAuthenticateEachRequestWithoutASession() {
+        HttpResponse<String> r = operator.get(DEAD_LETTERS);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().allValues("Set-Cookie")).noneMatch(c -> c.startsWith("JSESSIONID="));
+        assertThat(viewer.get(DEAD_LETTERS).headers().allValues("Set-Cookie")).noneMatch(c -> c.startsWith("JSESSIONID="));
+    }
+
+    @Test
     void healthNeedsNoCredentials() {
         HttpResponse<String> r = anonymous.get("/api/v1/health");
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
