@@ -82,7 +82,8 @@ public class DeadLetterResource {
         return Response.ok(snapshot).build();
     }
 
-    /** The body of an operator action: why (who is the authenticated user). */
+    /** The body of an operator action: why (who is the authenticated user; an {@code actor} sent is ignored). */
+    @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
     public record ActionRequest(String reason) { }
 
     /** An edit: the job as a JSON object or a string, why, and whether it gets a new idempotency key. */
