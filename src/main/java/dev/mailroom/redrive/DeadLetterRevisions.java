@@ -73,7 +73,7 @@ public class DeadLetterRevisions {
             throw new Refused(400, "invalid_payload", "message_id must stay " + d.getMessageId()
                     + " (it is the job's identity); got " + job.messageId());
         }
-        String originalKey = originalKey(d, before);
+        String originalKey = originalKey(d);
         String key = job.idempotencyKey();
         int revision = previous == null ? 1 : previous.getRevision() + 1;
         String stored = payload;
@@ -113,21 +113,21 @@ public class DeadLetterRevisions {
         return ((ParseResult.Parsed) parsed).job();
     }
 
-    /** The key the job was sent under: the row's, else what the original payload says (it defaults to message_id). */
-    static String originalKey(DeadLetter d, String originalPayload) {
-        if (d.getIdempotencyKey() != null) {
-            return d.getIdempotencyKey();
-        }
+    /**
+     * The key the job was sent under: what the original payload says (its bytes are the authority; a
+     * poison job's row may know only its message id), else the row's, else the message id.
+     */
+    static String originalKey(DeadLetter d) {
         try {
-            JsonNode root = PRETTY.readTree(originalPayload);
+            JsonNode root = d.getPayload() == null ? null : PRETTY.readTree(d.getPayload());
             JsonNode key = root == null ? null : root.get("idempotency_key");
             if (key != null && key.isTextual() && !key.asText().isBlank()) {
                 return key.asText();
             }
         } catch (IOException notJson) {
-            // a poison payload that is not JSON: the key defaults to the message id
+            // a poison payload that is not JSON: the row's key, else the message id
         }
-        return d.getMessageId();
+        return d.getIdempotencyKey() != null ? d.getIdempotencyKey() : d.getMessageId();
     }
 
     static String boundedKey(String key) {

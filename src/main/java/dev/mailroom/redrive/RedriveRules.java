@@ -48,7 +48,7 @@ public final class RedriveRules {
         if (f.from() != null && f.to() != null && !f.from().isBefore(f.to())) {
             throw bad("from must be before to");
         }
-        if (f.ids() != null && (f.ids().isEmpty() || f.ids().size() > MAX_COHORT || f.ids().contains(null))) {
+        if (f.ids() != null && (f.ids().isEmpty() || f.ids().size() > MAX_COHORT || f.ids().stream().anyMatch(java.util.Objects::isNull))) {
             throw bad("ids is a list of 1 to " + MAX_COHORT + " dead-letter ids");
         }
         if (action == Redrive.Action.discard && (r.reason() == null || r.reason().isBlank())) {
