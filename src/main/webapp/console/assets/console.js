@@ -351,11 +351,6 @@ function hexDump(bytes) {
   return lines.join('\n');
 }
 
-function payloadText(bytes) {
-  const text = new TextDecoder('utf-8', {fatal: false}).decode(bytes);
-  try { return JSON.stringify(JSON.parse(text), null, 2); } catch { return text; }
-}
-
 async function deadLetterDetail(id) {
   view(h('h1', {}, `Dead letter #${id}`), h('p', {class: 'muted'}, 'Loading…'));
   const d = await get('/dead-letters/' + encodeURIComponent(id));
@@ -382,9 +377,10 @@ async function deadLetterDetail(id) {
       ['First seen', when(d.first_seen_at)], ['Failed at', when(d.failed_at)], ['Expires (validity window)', when(d.expires_at)],
       ['Retention until', when(d.retention_until)], ['Job id', d.job_id], ['JMS message id', d.jms_message_id],
       ['Payload', `${d.payload_size} bytes${d.payload_truncated ? ' (stored truncated)' : ''}, sha256 ${d.payload_sha256 ?? '—'}`],
+      ['Last redrive', d.redrive_id ? h('a', {href: '#/redrives/' + d.redrive_id}, d.redrive_id) : null],
       ['Revisions (edits)', Array.isArray(revisions) ? revisions.length : (d.revisions ?? '—')],
     ], 'envelope')),
-    h('section', {class: 'card'}, h('h2', {}, 'Actions'), viewerNote(), actions(d, bytes),
+    h('section', {class: 'card'}, h('h2', {}, 'Actions'), viewerNote(), actions(d, bytes, Array.isArray(revisions) ? revisions : []),
       h('p', {id: 'action-result', testid: 'action-result', role: 'status'})),
     h('section', {class: 'card'}, h('h2', {}, 'Payload'),
       bytes === null ? h('p', {class: 'muted', testid: 'payload-gone'}, 'The payload is gone (retention expired it); the envelope is kept.') : [
@@ -406,7 +402,8 @@ async function deadLetterDetail(id) {
   );
 }
 
-function actions(d, bytes) {
+function actions(d, bytes, revisions) {
+  const latest = revisions.length ? revisions[revisions.length - 1] : null;
   const open = d.status === 'open';
   const result = () => document.getElementById('action-result');
   const note = open ? null : h('p', {class: 'hint', testid: 'not-open-note'}, `This dead letter is ${d.status}: only open ones can be discarded, edited or replayed.`);
@@ -427,12 +424,16 @@ function actions(d, bytes) {
     } catch (err) { result().textContent = 'Discard refused: ' + err.message; result().className = 'error'; }
   });
 
-  const payload = h('textarea', {id: 'edit-payload', testid: 'edit-payload', rows: 12}, bytes ? payloadText(bytes) : '');
+  const current = latest && typeof latest.payload === 'string' ? latest.payload : (bytes ? new TextDecoder('utf-8', {fatal: false}).decode(bytes) : '');
+  let pretty = current;
+  try { pretty = JSON.stringify(JSON.parse(current), null, 2); } catch { /* not JSON: edit it as it is */ }
+  const payload = h('textarea', {id: 'edit-payload', testid: 'edit-payload', rows: 12}, pretty);
   const editReason = h('input', {id: 'edit-reason', testid: 'edit-reason', placeholder: 'e.g. fixed the recipient address'});
   const newKey = h('input', {type: 'checkbox', id: 'edit-new-key', testid: 'edit-new-key'});
   const editErrors = h('pre', {class: 'wrap error', testid: 'edit-errors', hidden: true});
   const edit = h('form', {testid: 'edit-form'},
-    h('h3', {}, 'Edit the payload'), h('p', {class: 'hint'}, 'Saves a revision (the original is kept); a replay then sends the latest revision.'),
+    h('h3', {}, 'Edit the payload'), h('p', {class: 'hint'}, 'Saves a revision (the original is kept); a replay then sends the latest revision.',
+      latest ? ` Shown: revision ${latest.revision}.` : ' Shown: the original.'),
     h('label', {for: 'edit-payload'}, 'Job JSON'), payload,
     h('label', {for: 'edit-reason'}, 'Why (required)'), editReason,
     h('label', {for: 'edit-new-key'}, newKey, ' Give it a new idempotency key (only if the old one must not block the send: it may send twice)'),
