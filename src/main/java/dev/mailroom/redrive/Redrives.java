@@ -88,19 +88,16 @@ public class Redrives {
 
     /** Starts a planned run (a discard plan completes before this returns). */
     public RedriveRecord run(String planId, String actor) {
-        steps.start(planId, actor, node(), false);
-        Redrive plan = steps.load(planId);
-        if (plan.actionValue() == Redrive.Action.discard) {
-            runner.discardAll(plan, actor);
-        } else {
-            runner.submit(plan, actor);
-        }
-        return records.record(planId);
+        return start(planId, actor, false);
     }
 
     /** Continues an interrupted run with the entries it has not published. */
     public RedriveRecord resume(String planId, String actor) {
-        steps.start(planId, actor, node(), true);
+        return start(planId, actor, true);
+    }
+
+    private RedriveRecord start(String planId, String actor, boolean resume) {
+        steps.start(planId, actor, node(), resume);
         Redrive plan = steps.load(planId);
         if (plan.actionValue() == Redrive.Action.discard) {
             runner.discardAll(plan, actor);
