@@ -26,6 +26,14 @@ printf 'mailroom.postgresql.jar=%s\n' "$pg_jar" > "$props"
 "$home/bin/add-user.sh" -a -s -sc "$cfg" \
   -u "${MAILROOM_BROKER_USER:-mailroom}" -p "${MAILROOM_BROKER_PASSWORD:-mailroom}" -g guest >/dev/null
 
+# Management user (ManagementRealm): JMX clients (remote+http on the management port, e.g. jconsole with
+# bin/client/jboss-client.jar) and the management console log in with it. Added only when
+# MAILROOM_ADMIN_PASSWORD is set (MAILROOM_ADMIN_USER, default admin); no default password here.
+if [ -n "${MAILROOM_ADMIN_PASSWORD:-}" ]; then
+  "$home/bin/add-user.sh" -m -s -sc "$cfg" \
+    -u "${MAILROOM_ADMIN_USER:-admin}" -p "$MAILROOM_ADMIN_PASSWORD" >/dev/null
+fi
+
 # PostgreSQL when MAILROOM_DB_URL names it: the datasource's driver follows the URL.
 conf="$home/bin/standalone.conf"
 if ! grep -q 'mailroom: database driver' "$conf"; then
