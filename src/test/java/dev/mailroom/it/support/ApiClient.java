@@ -61,6 +61,17 @@ public final class ApiClient {
         return send(request);
     }
 
+    /** POST with a JSON body (null: none); any status is returned (IO failures throw). */
+    public HttpResponse<String> post(String path, String json) {
+        HttpRequest request = HttpRequest.newBuilder(uri(path))
+                .timeout(REQUEST_TIMEOUT)
+                .header("Accept", "application/json")
+                .header("Content-Type", "application/json")
+                .POST(json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json))
+                .build();
+        return send(request);
+    }
+
     /** GET expecting 200 and a JSON body; anything else throws an AssertionError with status and body. */
     public JsonNode getJson(String path) {
         HttpResponse<String> r = get(path);
