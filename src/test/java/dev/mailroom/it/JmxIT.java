@@ -199,29 +199,50 @@ class JmxIT {
                 new String[] {String.class.getName()}));
         assertThat(notJson).contains("refused (400 invalid_filter)");
 
+        // a plan that touches one fresh poison message only: discard it (a discard plan completes when run)
+        long newestBefore = newestDeadLetterId();
+        env.jms().sendText(SEND, "redrive me not " + UUID.randomUUID());
+        long id = awaitNewDeadLetter(newestBefore).path("id").asLong();
+        String request = """
+                {"action": "discard", "filter": {"ids": [%d]}, "reason": "JmxIT: discard plan"}""".formatted(id);
         String plan;
         try {
-            plan = (String) jmx.invoke(name(SEND), "planRedrive", new Object[] {"{}"},
+            plan = (String) jmx.invoke(name(SEND), "planRedrive", new Object[] {request},
                     new String[] {String.class.getName()});
         } catch (Exception e) {
-            // TODO(main session): tighten once dev.mailroom.redrive.Redrives is implemented (plan, run, record)
+            // TODO(main session): drop this branch once dev.mailroom.redrive.Redrives is implemented
             assertThat(messages(e)).contains("dev.mailroom.redrive.Redrives");
             String run = failure(() -> jmx.invoke(name(SEND), "runRedrive", new Object[] {"no-such-plan"},
                     new String[] {String.class.getName()}));
             assertThat(run).containsAnyOf("dev.mailroom.redrive.Redrives", "refused (404");
+            String record = failure(() -> jmx.invoke(name(SEND), "redriveRecord", new Object[] {"no-such-plan"},
+                    new String[] {String.class.getName()}));
+            assertThat(record).containsAnyOf("dev.mailroom.redrive.Redrives", "refused (404");
+            // leave nothing open behind
+            jmx.invoke(name(SEND), "discard", new Object[] {id, "JmxIT: cleanup"}, new String[] {"long",
+                    String.class.getName()});
             return;
         }
         JsonNode planned = JSON.readTree(plan);
         assertThat(planned.path("status").asText()).isEqualTo("planned");
+        assertThat(planned.path("action").asText()).isEqualTo("discard");
         assertThat(planned.path("filter").path("queue").asText()).isEqualTo(SEND);
+        assertThat(planned.path("cohort").path("count").asInt()).isEqualTo(1);
+        assertThat(api.getJson("/api/v1/dead-letters/" + id).path("status").asText()).isEqualTo("open");
         String planId = planned.path("id").asText();
         JsonNode record = JSON.readTree((String) jmx.invoke(name(SEND), "redriveRecord", new Object[] {planId},
                 new String[] {String.class.getName()}));
         assertThat(record.path("id").asText()).isEqualTo(planId);
+        assertThat(record.path("status").asText()).isEqualTo("planned");
         JsonNode run = JSON.readTree((String) jmx.invoke(name(SEND), "runRedrive", new Object[] {planId},
                 new String[] {String.class.getName()}));
         assertThat(run.path("id").asText()).isEqualTo(planId);
-        assertThat(run.path("status").asText()).isNotEqualTo("planned");
+        assertThat(run.path("status").asText()).isEqualTo("completed");
+        assertThat(api.getJson("/api/v1/dead-letters/" + id).path("status").asText()).isEqualTo("discarded");
+        // a plan is run from its own queue's MBean only
+        String elsewhere = failure(() -> jmx.invoke(name(BULK), "runRedrive", new Object[] {planId},
+                new String[] {String.class.getName()}));
+        assertThat(elsewhere).contains("refused (409 other_queue)");
     }
 
     // ------------------------------------------------------------------ helpers
