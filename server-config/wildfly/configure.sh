@@ -5,9 +5,13 @@
 #   configure.sh <wildfly-home> <postgresql-jdbc.jar> [mailroom.war]
 #
 # It writes standalone/configuration/standalone-mailroom.xml afresh from standalone-full.xml each
-# time (so it can be run again), adds the broker user external JMS producers log in with
-# (MAILROOM_BROKER_USER / MAILROOM_BROKER_PASSWORD, default mailroom/mailroom: the embedded
-# default's documented credentials, change them anywhere else), and deploys the WAR when given.
+# time (so it can be run again), adds users to the application realm from the environment, each only
+# when its password is set (there are no default passwords here; the Maven build passes the embedded
+# default's documented ones, see pom.xml and README "Security"):
+#   MAILROOM_BROKER_USER (default mailroom) / MAILROOM_BROKER_PASSWORD      JMS producers (group guest)
+#   MAILROOM_OPERATOR_USER (default operator) / MAILROOM_OPERATOR_PASSWORD  API + console, read and act
+#   MAILROOM_VIEWER_USER (default viewer) / MAILROOM_VIEWER_PASSWORD        API + console, read only
+# and deploys the WAR when given.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 home="$(cd "$1" && pwd)"
@@ -22,9 +26,20 @@ trap 'rm -f "$props"' EXIT
 printf 'mailroom.postgresql.jar=%s\n' "$pg_jar" > "$props"
 (cd "$here" && "$home/bin/jboss-cli.sh" --properties="$props" --file=mailroom.cli)
 
-# Broker users live in the application realm (the messaging server's elytron-domain).
-"$home/bin/add-user.sh" -a -s -sc "$cfg" \
-  -u "${MAILROOM_BROKER_USER:-mailroom}" -p "${MAILROOM_BROKER_PASSWORD:-mailroom}" -g guest >/dev/null
+# Application users live in the application realm (ApplicationRealm: the messaging server's
+# elytron-domain, and the web deployment's "other" security domain, whose groups are its roles).
+app_user() { # <user> <password> <group>
+  "$home/bin/add-user.sh" -a -s -sc "$cfg" -u "$1" -p "$2" -g "$3" >/dev/null
+}
+if [ -n "${MAILROOM_BROKER_PASSWORD:-}" ]; then
+  app_user "${MAILROOM_BROKER_USER:-mailroom}" "$MAILROOM_BROKER_PASSWORD" guest
+fi
+if [ -n "${MAILROOM_OPERATOR_PASSWORD:-}" ]; then
+  app_user "${MAILROOM_OPERATOR_USER:-operator}" "$MAILROOM_OPERATOR_PASSWORD" mailroom-operator
+fi
+if [ -n "${MAILROOM_VIEWER_PASSWORD:-}" ]; then
+  app_user "${MAILROOM_VIEWER_USER:-viewer}" "$MAILROOM_VIEWER_PASSWORD" mailroom-viewer
+fi
 
 # Management user (ManagementRealm): JMX clients (remote+http on the management port, e.g. jconsole with
 # bin/client/jboss-client.jar) and the management console log in with it. Added only when

@@ -9,8 +9,9 @@ import jakarta.persistence.Table;
 import java.time.Instant;
 
 /**
- * The record of one dead letter; its identity is (consumer, message_id), so a redelivered or
- * re-swept message updates its row and never adds a second one. The full payload stays on the
+ * The record of one dead letter; its identity is (consumer, message_id, lap), so a redelivered or
+ * re-swept message updates its row and never adds a second one, while a replayed one that fails
+ * again starts the next lap, linked to the previous row. The full payload stays on the
  * DLQ message; the row keeps its first {@link DeadLetterRecorder#MAX_STORED_PAYLOAD} bytes, its size
  * and its SHA-256.
  */
@@ -82,6 +83,11 @@ public class DeadLetter {
     private String dlqJmsMessageId;
     @Column(name = "retention_alerted_at")
     private Instant retentionAlertedAt;
+    private int lap = 1;
+    @Column(name = "previous_dead_letter_id")
+    private Long previousDeadLetterId;
+    @Column(name = "redrive_id")
+    private String redriveId;
 
     protected DeadLetter() {
     }
@@ -91,6 +97,14 @@ public class DeadLetter {
         this.messageId = messageId;
         this.sourceQueue = sourceQueue;
         this.status = Status.open.name();
+    }
+
+    /** The next lap of a replayed dead letter that failed again. */
+    static DeadLetter nextLap(DeadLetter previous) {
+        DeadLetter next = new DeadLetter(previous.consumer, previous.messageId, previous.sourceQueue);
+        next.lap = previous.lap + 1;
+        next.previousDeadLetterId = previous.id;
+        return next;
     }
 
     /** Writes the envelope onto the row (a new one, or the same dead letter seen again). */
@@ -122,6 +136,12 @@ public class DeadLetter {
         this.expiresAt = e.expiresAt();
         this.routedBy = e.routedBy();
         this.retentionUntil = retentionUntil;
+    }
+
+    /** Moves to {@code next} on behalf of redrive run {@code redriveId} (null: no run holds it). */
+    public void redriveStatus(Status next, String redriveId, Instant at) {
+        status(next, at);
+        this.redriveId = redriveId;
     }
 
     void status(Status next, Instant at) {
@@ -173,4 +193,7 @@ public class DeadLetter {
     public Instant getStatusChangedAt() { return statusChangedAt; }
     public String getDlqJmsMessageId() { return dlqJmsMessageId; }
     public Instant getRetentionAlertedAt() { return retentionAlertedAt; }
+    public int getLap() { return lap; }
+    public Long getPreviousDeadLetterId() { return previousDeadLetterId; }
+    public String getRedriveId() { return redriveId; }
 }

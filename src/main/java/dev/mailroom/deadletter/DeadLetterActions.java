@@ -2,7 +2,6 @@ package dev.mailroom.deadletter;
 
 import dev.mailroom.ops.Refused;
 import dev.mailroom.send.JobLedger;
-import dev.mailroom.send.MailJob;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -27,6 +26,30 @@ public class DeadLetterActions {
     @Inject
     Clock clock;
 
+    /**
+     * Moves a dead letter to {@code to} (held by redrive run {@code redriveId}, or none) with the event
+     * that says who and why; the job's timeline gets the same line. The caller holds the row's lock.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void transition(DeadLetter d, DeadLetter.Status to, String redriveId, String actor, String why) {
+        Instant now = clock.instant();
+        em.persist(new DeadLetterEvent(d.getId(), now, d.getStatus(), to.name(), actor, why));
+        d.redriveStatus(to, redriveId, now);
+        if (d.getJobId() != null && to != DeadLetter.Status.replaying && to != DeadLetter.Status.replayed) {
+            ledger.event(ledger.job(d.getJobId()), "dead_letter_" + to.name(), "by " + actor + ": " + why, now);
+        }
+    }
+
+    /** Records an edit of an open dead letter (its status stays {@code open}). */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void edited(DeadLetter d, String actor, String why) {
+        Instant now = clock.instant();
+        em.persist(new DeadLetterEvent(d.getId(), now, d.getStatus(), d.getStatus(), actor, why));
+        if (d.getJobId() != null) {
+            ledger.event(ledger.job(d.getJobId()), "dead_letter_edited", "by " + actor + ": " + why, now);
+        }
+    }
+
     @Transactional
     public DeadLetter discard(long id, String actor, String why) {
         if (actor == null || actor.isBlank() || why == null || why.isBlank()) {
@@ -39,14 +62,7 @@ public class DeadLetterActions {
         if (!DeadLetter.Status.open.name().equals(d.getStatus())) {
             throw new Refused(409, "not_open", "dead letter " + id + " is " + d.getStatus() + ", only an open one can be discarded");
         }
-        Instant now = clock.instant();
-        em.persist(new DeadLetterEvent(d.getId(), now, d.getStatus(), DeadLetter.Status.discarded.name(),
-                actor.trim(), why.trim()));
-        d.status(DeadLetter.Status.discarded, now);
-        if (d.getJobId() != null) {
-            MailJob job = ledger.job(d.getJobId());
-            ledger.event(job, "dead_letter_discarded", "by " + actor.trim() + ": " + why.trim(), now);
-        }
+        transition(d, DeadLetter.Status.discarded, null, actor.trim(), why.trim());
         return d;
     }
 }

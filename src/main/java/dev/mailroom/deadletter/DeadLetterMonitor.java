@@ -86,6 +86,10 @@ public class DeadLetterMonitor {
                         delete from DeadLetterEvent e where e.deadLetterId in (select d.id from DeadLetter d
                         where d.status in ('replayed', 'discarded') and d.retentionUntil <= :now)""")
                 .setParameter("now", now).executeUpdate();
+        em.createQuery("""
+                        delete from DeadLetterRevision r where r.deadLetterId in (select d.id from DeadLetter d
+                        where d.status in ('replayed', 'discarded') and d.retentionUntil <= :now)""")
+                .setParameter("now", now).executeUpdate();
         em.createQuery("delete from DeadLetter d where d.status in ('replayed', 'discarded') and d.retentionUntil <= :now")
                 .setParameter("now", now).executeUpdate();
 

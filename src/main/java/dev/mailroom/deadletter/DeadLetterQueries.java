@@ -56,6 +56,24 @@ public class DeadLetterQueries {
         return new Page(more ? rows.subList(0, limit) : rows, offset, limit, more ? offset + limit : null);
     }
 
+    /**
+     * The dead letters the filter selects, oldest first, at most {@code max} (+1, so a caller sees that
+     * there are more); {@code ids}, when not null, narrows to those entries.
+     */
+    public List<DeadLetter> matching(Filter f, java.util.Collection<Long> ids, int max) {
+        StringBuilder jpql = new StringBuilder("select d from DeadLetter d where 1 = 1");
+        Map<String, Object> params = new LinkedHashMap<>();
+        where(jpql, params, f);
+        if (ids != null) {
+            jpql.append(" and d.id in :ids");
+            params.put("ids", ids);
+        }
+        jpql.append(" order by d.failedAt, d.id");
+        TypedQuery<DeadLetter> q = em.createQuery(jpql.toString(), DeadLetter.class).setMaxResults(max + 1);
+        params.forEach(q::setParameter);
+        return q.getResultList();
+    }
+
     /** Counts by group for the filter (open and resolved alike unless the filter says a status). */
     public List<Group> groups(Filter f) {
         StringBuilder jpql = new StringBuilder(
@@ -132,7 +150,8 @@ public class DeadLetterQueries {
                            String dlqJmsMessageId, String traceId, String consumerVersion, String campaignId,
                            String tenant, String provider, Instant expiresAt, Instant firstSeenAt, Instant failedAt,
                            Instant retentionUntil, Instant retentionAlertedAt, Instant statusChangedAt,
-                           List<StatusChange> history) { }
+                           List<StatusChange> history, int lap, Long previousDeadLetterId, String redriveId,
+                           long revisions) { }
 
     public record StatusChange(Instant at, String fromStatus, String toStatus, String actor, String reason) { }
 
@@ -147,7 +166,10 @@ public class DeadLetterQueries {
                 d.getPayloadSize(), d.getPayloadSha256(), d.isPayloadTruncated(), d.getJmsMessageId(),
                 d.getDlqJmsMessageId(), d.getTraceId(), d.getConsumerVersion(), d.getCampaignId(), d.getTenant(),
                 d.getProvider(), d.getExpiresAt(), d.getFirstSeenAt(), d.getFailedAt(), d.getRetentionUntil(),
-                d.getRetentionAlertedAt(), d.getStatusChangedAt(), history(d.getId())));
+                d.getRetentionAlertedAt(), d.getStatusChangedAt(), history(d.getId()), d.getLap(),
+                d.getPreviousDeadLetterId(), d.getRedriveId(), em.createQuery(
+                        "select count(r) from DeadLetterRevision r where r.deadLetterId = :d", Long.class)
+                        .setParameter("d", d.getId()).getSingleResult()));
     }
 
     private List<StatusChange> history(long id) {

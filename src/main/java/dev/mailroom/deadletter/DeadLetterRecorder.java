@@ -167,15 +167,27 @@ public class DeadLetterRecorder {
         return dl;
     }
 
-    /** Upserts the row for (consumer, message_id); the unique constraint makes a racing second insert fail. */
+    /**
+     * Upserts the row for (consumer, message_id): the latest lap is updated, unless it was replayed, in
+     * which case the dead letter starts its next lap, linked to it. The unique constraint on (consumer,
+     * message_id, lap) makes a racing second insert fail.
+     */
     private DeadLetter store(Incoming in, DeadLetterEnvelope envelope, MailJob job) {
-        List<DeadLetter> existing = em.createQuery(
-                        "select d from DeadLetter d where d.consumer = :c and d.messageId = :m", DeadLetter.class)
-                .setParameter("c", envelope.consumer())
-                .setParameter("m", envelope.messageId())
-                .getResultList();
-        boolean first = existing.isEmpty();
-        DeadLetter dl = first ? new DeadLetter(envelope.consumer(), envelope.messageId(), in.queue()) : existing.get(0);
+        DeadLetter latest = in.replayOf() == null ? null : replayed(in.replayOf(), envelope.consumer());
+        if (latest == null) {
+            List<DeadLetter> existing = em.createQuery("""
+                            select d from DeadLetter d where d.consumer = :c and d.messageId = :m order by d.lap desc""",
+                            DeadLetter.class)
+                    .setParameter("c", envelope.consumer())
+                    .setParameter("m", envelope.messageId())
+                    .setMaxResults(1)
+                    .getResultList();
+            latest = existing.isEmpty() ? null : existing.get(0);
+        }
+        boolean nextLap = latest != null && DeadLetter.Status.replayed.name().equals(latest.getStatus());
+        boolean first = latest == null || nextLap;
+        DeadLetter dl = latest == null ? new DeadLetter(envelope.consumer(), envelope.messageId(), in.queue())
+                : nextLap ? DeadLetter.nextLap(latest) : latest;
         byte[] body = in.body();
         Instant retentionUntil = envelope.failedAt().plus(
                 new DeadLetterRetention(k -> mpConfig.getOptionalValue(k, String.class)).forQueue(in.queue()));
@@ -185,16 +197,38 @@ public class DeadLetterRecorder {
             em.persist(dl);
             em.flush();
             em.persist(new DeadLetterEvent(dl.getId(), envelope.failedAt(), null, DeadLetter.Status.open.name(),
-                    SYSTEM, envelope.reason() + " (" + envelope.routedBy() + ")"));
+                    SYSTEM, envelope.reason() + " (" + envelope.routedBy() + ")" + (nextLap ? "; lap " + dl.getLap()
+                    + ": dead-lettered again after replay of dead letter " + latest.getId()
+                    + (in.redriveId() != null ? " by redrive " + in.redriveId() : "") : "")));
         } else if (!DeadLetter.Status.open.name().equals(dl.getStatus())) {
-            // the same message failed again (e.g. after a replay): it is open again
+            // the same message failed again without a replay in between: it is open again
             em.persist(new DeadLetterEvent(dl.getId(), envelope.failedAt(), dl.getStatus(),
                     DeadLetter.Status.open.name(), SYSTEM, "dead-lettered again: " + envelope.reason()));
-            dl.status(DeadLetter.Status.open, envelope.failedAt());
+            dl.redriveStatus(DeadLetter.Status.open, null, envelope.failedAt());
         }
         em.flush();
         arrivals.fire(new DeadLetterArrived(dl.getId(), envelope, first));
         return dl;
+    }
+
+    /**
+     * The row a replay of dead letter {@code replayOf} fails onto: the lap after it if one exists already
+     * (the replay failed before), else the replayed entry itself (its next lap starts). The link goes by
+     * the replay's own property, so a replay whose message id is not in its payload still links.
+     */
+    private DeadLetter replayed(long replayOf, String consumer) {
+        List<DeadLetter> laps = em.createQuery("""
+                        select d from DeadLetter d where d.previousDeadLetterId = :p and d.consumer = :c order by d.lap desc""",
+                        DeadLetter.class)
+                .setParameter("p", replayOf)
+                .setParameter("c", consumer)
+                .setMaxResults(1)
+                .getResultList();
+        if (!laps.isEmpty()) {
+            return laps.get(0);
+        }
+        DeadLetter previous = em.find(DeadLetter.class, replayOf);
+        return previous != null && previous.getConsumer().equals(consumer) ? previous : null;
     }
 
     private String sendToDlq(Incoming in, DeadLetterEnvelope envelope, String attemptsJson) {

@@ -1,46 +1,150 @@
 package dev.mailroom.redrive;
 
+import dev.mailroom.deadletter.DeadLetter;
+import dev.mailroom.deadletter.DeadLetterQueries;
+import dev.mailroom.ops.MailroomConfig;
+import dev.mailroom.ops.Refused;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The redrive capability's entry point for every adapter (REST, JMX, console): plan, run, resume,
- * abandon, read records. Refusals are {@link dev.mailroom.ops.Refused}.
+ * abandon, read records. Refusals are {@link Refused}.
  */
 @ApplicationScoped
 public class Redrives {
 
+    @Inject
+    DeadLetterQueries deadLetters;
+    @Inject
+    RedriveSteps steps;
+    @Inject
+    RedriveRunner runner;
+    @Inject
+    RedriveRecords records;
+    @Inject
+    MailroomConfig config;
+    @Inject
+    Clock clock;
+
+    @Inject
+    @ConfigProperty(name = "mailroom.redrive.sample-size", defaultValue = "10")
+    int sampleSize;
+    @Inject
+    @ConfigProperty(name = "mailroom.redrive.sample-rate-per-second", defaultValue = "1")
+    double sampleRate;
+    @Inject
+    @ConfigProperty(name = "mailroom.redrive.rate-per-second", defaultValue = "2")
+    double rate;
+    @Inject
+    @ConfigProperty(name = "mailroom.redrive.sample-timeout", defaultValue = "PT2M")
+    String sampleTimeout;
+    /** A dead letter replayed this many times and failed each time is left to a person (edit or discard). */
+    @Inject
+    @ConfigProperty(name = "mailroom.redrive.max-laps", defaultValue = "3")
+    int maxLaps;
+
     /** Freezes the cohort the request's filter selects now: a dry run, nothing is touched. */
     public RedriveRecord plan(RedriveRequest request, String actor) {
-        throw new UnsupportedOperationException("in progress");
+        Redrive.Action action = RedriveRules.validate(request, config.queues());
+        RedriveRecord.Options options = RedriveRules.options(request, new RedriveRules.Defaults(sampleSize,
+                sampleRate, rate, Duration.parse(sampleTimeout)));
+        RedriveFilter f = request.filter();
+        List<DeadLetter> matched = deadLetters.matching(new DeadLetterQueries.Filter(f.queue(), f.reason(),
+                f.failureClass(), f.errorType(), f.campaignId(), f.tenant(), f.provider(), f.consumerVersion(), null,
+                null, f.from(), f.to()), f.ids(), 4 * RedriveRules.MAX_COHORT);
+        Map<String, Long> excluded = new LinkedHashMap<>();
+        List<DeadLetter> cohort = matched.stream().filter(d -> {
+            String why = !DeadLetter.Status.open.name().equals(d.getStatus()) ? d.getStatus()
+                    : action == Redrive.Action.replay && d.getLap() >= maxLaps ? "lap_cap" : null;
+            if (why != null) {
+                excluded.merge(why, 1L, Long::sum);
+            }
+            return why == null;
+        }).toList();
+        if (cohort.size() > RedriveRules.MAX_COHORT || matched.size() > 4 * RedriveRules.MAX_COHORT) {
+            throw new Refused(400, "invalid_plan", "the filter selects more than " + RedriveRules.MAX_COHORT
+                    + " open dead letters: narrow it (queue, reason, time window)");
+        }
+        if (f.ids() != null) {
+            long missing = f.ids().stream().distinct().count() - matched.size();
+            if (missing > 0) {
+                excluded.put("not_found", missing);
+            }
+        }
+        Redrive plan = new Redrive(UUID.randomUUID().toString(), action, actor, clock.instant(),
+                request.reason() == null ? null : request.reason().trim(), RedriveRecords.write(f), options,
+                cohort.size(), RedriveRecords.write(excluded));
+        steps.persistPlan(plan, cohort, options.sampleSize());
+        return records.record(plan.getId());
     }
 
     /** Starts a planned run (a discard plan completes before this returns). */
     public RedriveRecord run(String planId, String actor) {
-        throw new UnsupportedOperationException("in progress");
+        steps.start(planId, actor, node(), false);
+        Redrive plan = steps.load(planId);
+        if (plan.actionValue() == Redrive.Action.discard) {
+            runner.discardAll(plan, actor);
+        } else {
+            runner.submit(plan, actor);
+        }
+        return records.record(planId);
     }
 
-    /** Continues an interrupted or stopped run with the entries it has not published. */
+    /** Continues an interrupted run with the entries it has not published. */
     public RedriveRecord resume(String planId, String actor) {
-        throw new UnsupportedOperationException("in progress");
+        steps.start(planId, actor, node(), true);
+        Redrive plan = steps.load(planId);
+        if (plan.actionValue() == Redrive.Action.discard) {
+            runner.discardAll(plan, actor);
+        } else {
+            runner.submit(plan, actor);
+        }
+        return records.record(planId);
     }
 
-    /** Ends an interrupted or stopped run: its unpublished entries are open again. */
+    /** Ends an interrupted run (or a plan never run): its unpublished entries are open again. */
     public RedriveRecord abandon(String planId, String actor, String reason) {
-        throw new UnsupportedOperationException("in progress");
+        if (reason == null || reason.isBlank()) {
+            throw new Refused(400, "invalid_request", "abandoning a run needs a reason");
+        }
+        Redrive.Status now = steps.load(planId).statusValue();
+        if (now != Redrive.Status.interrupted && now != Redrive.Status.planned) {
+            throw new Refused(409, "wrong_state", "redrive " + planId + " is " + now
+                    + "; only a plan or an interrupted run can be abandoned");
+        }
+        steps.end(planId, Redrive.Status.abandoned, "abandoned by " + actor + ": " + reason.trim(), actor);
+        return records.record(planId);
     }
 
     public RedriveRecord record(String planId) {
-        throw new UnsupportedOperationException("in progress");
+        return records.record(planId);
     }
 
     /** The newest plans and runs, without their entries. */
     public List<RedriveRecord> recent(int limit) {
-        throw new UnsupportedOperationException("in progress");
+        return records.recent(limit);
     }
 
     /** Replays one dead letter (its latest revision, if edited) now: a one-entry plan, run at once. */
     public RedriveRecord replayOne(long deadLetterId, String actor, String reason) {
-        throw new UnsupportedOperationException("in progress");
+        RedriveRecord plan = plan(new RedriveRequest("replay", RedriveFilter.ofIds(List.of(deadLetterId)), 1, null,
+                null, null, reason), actor);
+        if (plan.cohort().count() == 0) {
+            throw new Refused(409, "not_replayable", "dead letter " + deadLetterId + " cannot be replayed: "
+                    + (plan.cohort().excluded().isEmpty() ? "not found" : plan.cohort().excluded()));
+        }
+        return run(plan.id(), actor);
+    }
+
+    static String node() {
+        return System.getProperty("jboss.node.name", "mailroom");
     }
 }

@@ -9,6 +9,8 @@ import java.time.Instant;
  * @param body        the payload byte-for-byte (a TextMessage's text as UTF-8)
  * @param textMessage whether it came as a TextMessage (a dead-letter copy keeps the same type)
  * @param traceparent the W3C {@code traceparent} JMS property, or null
+ * @param redriveId   the redrive run that republished this message ({@code mr_redrive_id}), or null
+ * @param replayOf    the dead letter it is a replay of ({@code mr_replay_of}), or null
  */
 public record Incoming(
         String queue,
@@ -18,7 +20,13 @@ public record Incoming(
         byte[] body,
         boolean textMessage,
         String traceparent,
-        Instant brokerTimestamp) {
+        Instant brokerTimestamp,
+        String redriveId,
+        Long replayOf) {
+
+    /** The JMS properties that mark a replayed message; retry and dead-letter copies keep them. */
+    public static final String REDRIVE_ID_PROPERTY = "mr_redrive_id";
+    public static final String REPLAY_OF_PROPERTY = "mr_replay_of";
 
     /** The trace id of a W3C traceparent ({@code 00-<32 hex>-<16 hex>-<2 hex>}), or null. */
     public String traceId() {

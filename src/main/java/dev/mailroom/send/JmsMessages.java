@@ -29,6 +29,12 @@ public final class JmsMessages {
         if (in.traceparent() != null) {
             copy.setStringProperty("traceparent", in.traceparent());
         }
+        if (in.redriveId() != null) {
+            copy.setStringProperty(Incoming.REDRIVE_ID_PROPERTY, in.redriveId());
+        }
+        if (in.replayOf() != null) {
+            copy.setLongProperty(Incoming.REPLAY_OF_PROPERTY, in.replayOf());
+        }
         return copy;
     }
 
@@ -51,7 +57,18 @@ public final class JmsMessages {
         }
         int deliveryCount = m.propertyExists("JMSXDeliveryCount") ? m.getIntProperty("JMSXDeliveryCount") : 1;
         String traceparent = m.propertyExists("traceparent") ? m.getStringProperty("traceparent") : null;
+        String redriveId = m.propertyExists(Incoming.REDRIVE_ID_PROPERTY)
+                ? m.getStringProperty(Incoming.REDRIVE_ID_PROPERTY) : null;
+        Long replayOf = null;
+        if (m.propertyExists(Incoming.REPLAY_OF_PROPERTY)) {
+            try {
+                replayOf = Long.valueOf(String.valueOf(m.getObjectProperty(Incoming.REPLAY_OF_PROPERTY)));
+            } catch (NumberFormatException ignored) {
+                // a producer set it by hand and not to an id: the message is not a replay of ours
+            }
+        }
         return new Incoming(queue, m.getJMSMessageID(), m.getJMSRedelivered(), deliveryCount, body, text,
-                traceparent, m.getJMSTimestamp() > 0 ? Instant.ofEpochMilli(m.getJMSTimestamp()) : null);
+                traceparent, m.getJMSTimestamp() > 0 ? Instant.ofEpochMilli(m.getJMSTimestamp()) : null,
+                redriveId, replayOf);
     }
 }

@@ -118,15 +118,17 @@ public class JobLedger {
     }
 
     /**
-     * The job's failed attempts before {@code attemptId}, oldest first: what its retry budgets are
-     * counted from. The database is the record; the JMS properties of a retry only mirror it.
+     * The job's failed attempts before {@code attemptId} since its last replay, oldest first: what its
+     * retry budgets are counted from. The database is the record; the JMS properties of a retry only mirror it.
      */
     public AttemptHistory historyBefore(long jobId, long attemptId) {
+        Instant replayedAt = em.find(MailJob.class, jobId).getReplayedAt();
         List<AttemptHistory.Attempt> attempts = em.createQuery("""
                         select a from JobAttempt a where a.jobId = :j and a.id <> :a and a.failureClass is not null
-                        order by a.attemptNumber""", JobAttempt.class)
+                        and a.startedAt >= :since order by a.attemptNumber""", JobAttempt.class)
                 .setParameter("j", jobId)
                 .setParameter("a", attemptId)
+                .setParameter("since", replayedAt == null ? Instant.EPOCH : replayedAt)
                 .getResultStream()
                 .map(a -> new AttemptHistory.Attempt(a.getFinishedAt(), FailureClass.fromWireName(a.getFailureClass()),
                         a.isConsumedAttempt()))
@@ -169,6 +171,19 @@ public class JobLedger {
                 event(j, "deferred", why, clock.instant());
             }
         }
+    }
+
+    /**
+     * A redrive republished the job as JMS message {@code jmsMessageId}: it is received again, owned by
+     * that copy, and its retry budgets start afresh. Its idempotency claim stays: the replay sends under
+     * the same key, so a job that was in fact sent is suppressed, not sent twice.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void replayed(long jobId, String jmsMessageId, String detail) {
+        Instant now = clock.instant();
+        MailJob j = em.find(MailJob.class, jobId, LockModeType.PESSIMISTIC_WRITE);
+        j.replayed(jmsMessageId, now);
+        event(j, "replayed", detail + " as JMS message " + jmsMessageId, now);
     }
 
     public MailJob job(long jobId) {

@@ -46,6 +46,8 @@ public class MailJob {
     private Instant updatedAt;
     @Column(name = "sent_at")
     private Instant sentAt;
+    @Column(name = "replayed_at")
+    private Instant replayedAt;
 
     protected MailJob() {
     }
@@ -67,6 +69,7 @@ public class MailJob {
     public Instant getReceivedAt() { return receivedAt; }
     public Instant getUpdatedAt() { return updatedAt; }
     public Instant getSentAt() { return sentAt; }
+    public Instant getReplayedAt() { return replayedAt; }
 
     void moveTo(JobState next, Instant at) {
         this.state = next;
@@ -84,6 +87,13 @@ public class MailJob {
         this.providerMessageId = providerMessageId;
         this.sentAt = at;
         moveTo(JobState.sent_to_provider, at);
+    }
+
+    /** A redrive put a new copy of the job on its queue: it starts again, with fresh retry budgets. */
+    void replayed(String jmsMessageId, Instant at) {
+        this.jmsMessageId = jmsMessageId;
+        this.replayedAt = at;
+        moveTo(JobState.received, at);
     }
 
     void ownedBy(String jmsMessageId) {

@@ -153,8 +153,7 @@ class EmbeddedDefaultIT {
         HttpResponse<String> badId = api.get("/api/v1/dead-letters/abc");
         assertThat(badId.statusCode()).isEqualTo(400);
 
-        HttpResponse<String> wrongMethod = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        api.uri("/api/v1/jobs/x")).DELETE().build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> wrongMethod = api.delete("/api/v1/jobs/x");
         assertThat(wrongMethod.statusCode()).isEqualTo(405);
         assertThat(wrongMethod.body()).doesNotContain("Exception").doesNotContain("\tat ");
     }

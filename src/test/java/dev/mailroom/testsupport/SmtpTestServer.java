@@ -54,6 +54,7 @@ public final class SmtpTestServer implements AutoCloseable {
     private final Queue<Reply> dataReplies = new ConcurrentLinkedQueue<>();
     private final Queue<Reply> recipientReplies = new ConcurrentLinkedQueue<>();
     private volatile Duration delayBeforeReply = Duration.ZERO;
+    private volatile Reply outage;
 
     private SmtpTestServer(int port) {
         this.server = SMTPServer.port(port)
@@ -94,6 +95,14 @@ public final class SmtpTestServer implements AutoCloseable {
     /** The next RCPT TO is answered with this reply instead of 250 (FIFO). */
     public void enqueueRecipientReply(int code, String text) {
         recipientReplies.add(new Reply(code, text));
+    }
+
+    /**
+     * An outage: while set, every DATA is answered with this reply (after the queued replies are used
+     * up); {@code null} ends it.
+     */
+    public void setOutage(Integer code, String text) {
+        outage = code == null ? null : new Reply(code, text);
     }
 
     /** Sleep this long after the final dot before answering DATA (zero: answer at once). */
@@ -147,6 +156,7 @@ public final class SmtpTestServer implements AutoCloseable {
         dataReplies.clear();
         recipientReplies.clear();
         delayBeforeReply = Duration.ZERO;
+        outage = null;
         synchronized (lock) {
             received.clear();
             abandoned = 0;
@@ -210,6 +220,9 @@ public final class SmtpTestServer implements AutoCloseable {
             }
             sleep(delayBeforeReply);
             Reply reply = dataReplies.poll();
+            if (reply == null) {
+                reply = outage;
+            }
             if (reply != null) {
                 throw new RejectException(reply.code(), reply.text());
             }

@@ -4,6 +4,8 @@ import dev.mailroom.deadletter.DeadLetterMetrics;
 import dev.mailroom.deadletter.DeadLetterQueries;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.BadRequestException;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -30,6 +32,12 @@ public class DeadLetterResource {
     DeadLetterMetrics metrics;
     @Inject
     dev.mailroom.deadletter.DeadLetterActions actions;
+    @Inject
+    dev.mailroom.redrive.DeadLetterRevisions revisions;
+    @Inject
+    dev.mailroom.redrive.Redrives redrives;
+    @jakarta.ws.rs.core.Context
+    jakarta.ws.rs.core.SecurityContext security;
 
     @GET
     public Response list(@QueryParam("queue") String queue, @QueryParam("reason") String reason,
@@ -74,29 +82,62 @@ public class DeadLetterResource {
         return Response.ok(snapshot).build();
     }
 
-    /** The body of an operator action: who and why, both required. */
-    public record ActionRequest(String actor, String reason) { }
+    /** The body of an operator action: why (who is the authenticated user; an {@code actor} sent is ignored). */
+    @com.fasterxml.jackson.annotation.JsonIgnoreProperties(ignoreUnknown = true)
+    public record ActionRequest(String reason) { }
+
+    /** An edit: the job as a JSON object or a string, why, and whether it gets a new idempotency key. */
+    public record RevisionRequest(com.fasterxml.jackson.databind.JsonNode payload, String reason,
+                                  Boolean newIdempotencyKey) { }
 
     /**
-     * {@code POST /api/v1/dead-letters/{id}/discard} with {@code {"actor": ..., "reason": ...}}: resolved
-     * without sending, recorded with who and why. (Authentication and roles come with the console.)
+     * {@code POST /api/v1/dead-letters/{id}/discard} with {@code {"reason": ...}}: resolved without
+     * sending, recorded with who and why.
      */
-    @jakarta.ws.rs.POST
+    @POST
     @Path("/{id}/discard")
-    @jakarta.ws.rs.Consumes(MediaType.APPLICATION_JSON)
+    @Consumes(MediaType.APPLICATION_JSON)
     public Response discard(@PathParam("id") String id, ActionRequest request) {
-        long n;
-        try {
-            n = Long.parseLong(id);
-        } catch (NumberFormatException e) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_id", "a dead letter's id is a number");
-        }
-        try {
-            actions.discard(n, request == null ? null : request.actor(), request == null ? null : request.reason());
-        } catch (dev.mailroom.ops.Refused e) {
-            return ApiError.response(e.status(), "discard_refused", e.getMessage());
-        }
+        actions.discard(id(id), Actors.of(security), request == null ? null : request.reason());
         return one(id);
+    }
+
+    /** {@code POST /api/v1/dead-letters/{id}/revisions}: an edited payload, validated, beside the original. */
+    @POST
+    @Path("/{id}/revisions")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response revise(@PathParam("id") String id, RevisionRequest request) {
+        if (request == null) {
+            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_request",
+                    "the body is {\"payload\": <job>, \"reason\": \"...\"}");
+        }
+        String payload = request.payload() == null || request.payload().isNull() ? null
+                : request.payload().isTextual() ? request.payload().asText() : request.payload().toString();
+        return Response.status(Response.Status.CREATED).entity(revisions.revise(id(id), payload,
+                Boolean.TRUE.equals(request.newIdempotencyKey()), Actors.of(security), request.reason())).build();
+    }
+
+    @GET
+    @Path("/{id}/revisions")
+    public Response revisions(@PathParam("id") String id) {
+        return Response.ok(revisions.revisions(id(id))).build();
+    }
+
+    /** {@code POST /api/v1/dead-letters/{id}/replay}: a one-entry redrive of its latest revision, run now. */
+    @POST
+    @Path("/{id}/replay")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response replay(@PathParam("id") String id, ActionRequest request) {
+        return Response.status(Response.Status.ACCEPTED).entity(redrives.replayOne(id(id), Actors.of(security),
+                request == null ? null : request.reason())).build();
+    }
+
+    private static long id(String id) {
+        try {
+            return Long.parseLong(id);
+        } catch (NumberFormatException e) {
+            throw new dev.mailroom.ops.Refused(400, "invalid_id", "a dead letter's id is a number, not " + id);
+        }
     }
 
     @GET

@@ -35,6 +35,20 @@ public final class ErrorMappers {
         }
     }
 
+    /** A body that is not the JSON the endpoint takes (syntax, an unknown field, a wrong type): a 400. */
+    @Provider
+    public static class BadJson implements ExceptionMapper<com.fasterxml.jackson.core.JsonProcessingException> {
+        @Override
+        public Response toResponse(com.fasterxml.jackson.core.JsonProcessingException e) {
+            String detail = e.getOriginalMessage();
+            if (detail != null && detail.length() > 500) {
+                detail = detail.substring(0, 500) + "...";
+            }
+            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_json",
+                    "the request body is not the JSON this endpoint takes: " + detail);
+        }
+    }
+
     /** Anything else is our fault: logged with an incident id the client can quote. */
     @Provider
     public static class Unexpected implements ExceptionMapper<Throwable> {

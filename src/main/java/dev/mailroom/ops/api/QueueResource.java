@@ -65,6 +65,6 @@ public class QueueResource {
     }
 
     private String actor() {
-        return security != null && security.getUserPrincipal() != null ? security.getUserPrincipal().getName() : "api";
+        return Actors.of(security);
     }
 }

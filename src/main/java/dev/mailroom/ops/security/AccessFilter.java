@@ -1,0 +1,163 @@
+package dev.mailroom.ops.security;
+
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.annotation.WebFilter;
+import jakarta.servlet.http.HttpFilter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Authentication, roles and CSRF for the API and the console, on the server, before any resource runs
+ * ({@link AccessRules} decides). A request is authenticated by the console's session (see
+ * {@link ConsoleSession}) or, failing that, by HTTP Basic checked against the server's security realm with
+ * {@link HttpServletRequest#login(String, String)}; it then continues as an {@link AuthenticatedRequest}, so
+ * JAX-RS' {@code SecurityContext} and {@code getRemoteUser()} name the user. Refusals are the API's JSON error
+ * shape ({@code status}, {@code error}, {@code reason}); a console page without a session redirects to the login page.
+ */
+@WebFilter(filterName = "mailroom-access", urlPatterns = {"/api/*", "/console/*"})
+public class AccessFilter extends HttpFilter {
+
+    private static final Logger LOG = Logger.getLogger(AccessFilter.class.getName());
+
+    @Override
+    protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        String path = path(request);
+        AccessRules.Area area = AccessRules.area(path);
+        if (area == AccessRules.Area.PUBLIC) {
+            chain.doFilter(request, response);
+            return;
+        }
+        String method = request.getMethod();
+        if (AccessRules.crossSite(method, request.getHeader("Origin"), request.getHeader("Sec-Fetch-Site"),
+                AccessRules.origin(request.getScheme(), request.getHeader("Host")))) {
+            LOG.warning(() -> String.format("refused a cross-site %s %s (Origin %s, Sec-Fetch-Site %s)", method, path,
+                    request.getHeader("Origin"), request.getHeader("Sec-Fetch-Site")));
+            refuse(response, 403, "csrf_refused", "a write request from another site is refused");
+            return;
+        }
+        ConsoleSession session = ConsoleSession.of(request);
+        if (area == AccessRules.Area.SESSION) {
+            // login, the current session and logout decide for themselves; logging out is a write of the session
+            if (session != null && "DELETE".equalsIgnoreCase(method)
+                    && AccessRules.csrfTokenMissing(method, session.csrfToken(), request.getHeader(AccessRules.CSRF_HEADER))) {
+                refuse(response, 403, "csrf_refused", "a write request of a console session needs its X-CSRF-Token");
+                return;
+            }
+            chain.doFilter(request, response);
+            return;
+        }
+        if (session != null) {
+            if (AccessRules.csrfTokenMissing(method, session.csrfToken(), request.getHeader(AccessRules.CSRF_HEADER))) {
+                refuse(response, 403, "csrf_refused", "a write request of a console session needs its X-CSRF-Token");
+                return;
+            }
+            if (!AccessRules.permits(method, session.roles())) {
+                forbidden(response, session.username(), method);
+                return;
+            }
+            chain.doFilter(new AuthenticatedRequest(request, session.username(), session.roles(), "FORM"), response);
+            return;
+        }
+        String[] basic = basic(request.getHeader("Authorization"));
+        if (basic == null) {
+            if (area == AccessRules.Area.CONSOLE && AccessRules.isRead(method)) {
+                response.sendRedirect(AccessRules.loginRedirect(request.getContextPath()));
+                return;
+            }
+            unauthenticated(request, response, "authentication required: HTTP Basic or a console session");
+            return;
+        }
+        try {
+            request.login(basic[0], basic[1]);
+        } catch (ServletException e) {
+            LOG.log(Level.FINE, e, () -> "Basic authentication refused for " + basic[0]);
+            unauthenticated(request, response, "the user name or password is not right");
+            return;
+        }
+        List<String> roles = ConsoleSession.rolesOf(request);
+        if (!AccessRules.permits(method, roles)) {
+            forbidden(response, basic[0], method);
+            return;
+        }
+        chain.doFilter(new AuthenticatedRequest(request, basic[0], roles, HttpServletRequest.BASIC_AUTH), response);
+    }
+
+    /** The context-relative path, as the container decoded and normalised it. */
+    private static String path(HttpServletRequest request) {
+        String servletPath = request.getServletPath() == null ? "" : request.getServletPath();
+        String info = request.getPathInfo() == null ? "" : request.getPathInfo();
+        return servletPath + info;
+    }
+
+    /** {user, password} of an {@code Authorization: Basic} header, or null when there is none or it is malformed. */
+    static String[] basic(String header) {
+        if (header == null || header.length() < 6 || !header.regionMatches(true, 0, "Basic ", 0, 6)) {
+            return null;
+        }
+        String decoded;
+        try {
+            decoded = new String(Base64.getDecoder().decode(header.substring(6).trim()), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        int colon = decoded.indexOf(':');
+        if (colon <= 0) {
+            return null;
+        }
+        return new String[] {decoded.substring(0, colon), decoded.substring(colon + 1)};
+    }
+
+    private static void unauthenticated(HttpServletRequest request, HttpServletResponse response, String reason)
+            throws IOException {
+        if (request.getHeader(AccessRules.CONSOLE_HEADER) == null) {
+            response.setHeader("WWW-Authenticate", "Basic realm=\"mailroom\", charset=\"UTF-8\"");
+        }
+        refuse(response, 401, "unauthenticated", reason);
+    }
+
+    private static void forbidden(HttpServletResponse response, String user, String method) throws IOException {
+        refuse(response, 403, "forbidden", "user " + user + " may not " + (AccessRules.isRead(method)
+                ? "read Mailroom (needs role " + AccessRules.VIEWER + " or " + AccessRules.OPERATOR + ")"
+                : "act on Mailroom (needs role " + AccessRules.OPERATOR + ")"));
+    }
+
+    /** The API's error shape, written without JAX-RS (the filter runs before it). */
+    static void refuse(HttpServletResponse response, int status, String error, String reason) throws IOException {
+        response.resetBuffer();
+        response.setStatus(status);
+        response.setContentType("application/json");
+        response.setCharacterEncoding("UTF-8");
+        response.setHeader("Cache-Control", "no-store");
+        response.getWriter().write("{\"status\":" + status + ",\"error\":\"" + json(error) + "\",\"reason\":\""
+                + json(reason) + "\"}");
+    }
+
+    static String json(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 8);
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,141 @@
+package dev.mailroom.ops.security;
+
+import java.security.MessageDigest;
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.Locale;
+
+/**
+ * The pure access decision: which requests are public, which role a request needs, and whether a write
+ * request is a cross-site forgery. No servlet types, so it is tested with plain JUnit.
+ *
+ * <p>Paths are relative to the context root ({@code /api/v1/jobs/x}, {@code /console/index.html}).
+ */
+public final class AccessRules {
+
+    public static final String VIEWER = "mailroom-viewer";
+    public static final String OPERATOR = "mailroom-operator";
+    /** A request header the console sends so that a 401 carries no {@code WWW-Authenticate} (no browser dialog). */
+    public static final String CONSOLE_HEADER = "X-Mailroom-Console";
+    public static final String CSRF_HEADER = "X-CSRF-Token";
+    public static final String SESSION_PATH = "/api/v1/session";
+    public static final String CONSOLE_LOGIN = "/console/login.html";
+
+    private AccessRules() {
+    }
+
+    /** What a path is, for access. */
+    public enum Area {
+        /** No authentication: health and webhooks, the console's login page and static assets, anything else outside API and console. */
+        PUBLIC,
+        /** The session endpoint: login, current session, logout; the resource decides (only the CSRF rule applies). */
+        SESSION,
+        /** The REST API: Basic or session, role by method. */
+        API,
+        /** The console's pages: a session, else a redirect to the login page. */
+        CONSOLE
+    }
+
+    /** The area of a context-relative path; lenient with trailing slashes and case of nothing (paths are case-sensitive). */
+    public static Area area(String path) {
+        String p = path == null || path.isEmpty() ? "/" : path;
+        if (under(p, "/api")) {
+            if (under(p, "/api/v1/health") || under(p, "/api/v1/webhooks")) {
+                return Area.PUBLIC;
+            }
+            if (under(p, SESSION_PATH)) {
+                return Area.SESSION;
+            }
+            return Area.API;
+        }
+        if (under(p, "/console")) {
+            if (p.equals(CONSOLE_LOGIN) || under(p, "/console/assets")) {
+                return Area.PUBLIC;
+            }
+            return Area.CONSOLE;
+        }
+        return Area.PUBLIC;
+    }
+
+    /** {@code p} is {@code prefix} itself or below it ({@code /api/v1/health} and {@code /api/v1/health/x}, not {@code /api/v1/healthy}). */
+    private static boolean under(String p, String prefix) {
+        return p.equals(prefix) || p.startsWith(prefix + "/");
+    }
+
+    /** A method that only reads: GET and HEAD. */
+    public static boolean isRead(String method) {
+        String m = method == null ? "" : method.toUpperCase(Locale.ROOT);
+        return m.equals("GET") || m.equals("HEAD");
+    }
+
+    /** Whether a user with {@code roles} may make a request with {@code method}: reads need viewer or operator, everything else operator. */
+    public static boolean permits(String method, Collection<String> roles) {
+        if (roles == null) {
+            return false;
+        }
+        if (roles.contains(OPERATOR)) {
+            return true;
+        }
+        return isRead(method) && roles.contains(VIEWER);
+    }
+
+    /**
+     * The cross-site check of a write request, whatever authenticated it: refused when {@code Sec-Fetch-Site} says
+     * {@code cross-site} or an {@code Origin} is present and is not the server's own origin. Reads always pass.
+     *
+     * @param ownOrigin the origin the request was addressed to, {@code scheme://host[:port]} as the client wrote it
+     */
+    public static boolean crossSite(String method, String origin, String secFetchSite, String ownOrigin) {
+        if (isRead(method)) {
+            return false;
+        }
+        if (secFetchSite != null && secFetchSite.trim().equalsIgnoreCase("cross-site")) {
+            return true;
+        }
+        if (origin == null) {
+            return false;
+        }
+        return ownOrigin == null || !normaliseOrigin(origin).equals(normaliseOrigin(ownOrigin));
+    }
+
+    /**
+     * The session rule: a write request authenticated by the session carries the session's CSRF token in
+     * {@code X-CSRF-Token}. Compared in constant time.
+     */
+    public static boolean csrfTokenMissing(String method, String sessionToken, String headerToken) {
+        if (isRead(method)) {
+            return false;
+        }
+        if (sessionToken == null || headerToken == null) {
+            return true;
+        }
+        return !MessageDigest.isEqual(sessionToken.getBytes(StandardCharsets.UTF_8),
+                headerToken.trim().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** {@code scheme://host[:port]} for a request: the default port is left out, as browsers write an Origin. */
+    public static String origin(String scheme, String hostHeader) {
+        if (scheme == null || hostHeader == null || hostHeader.isBlank()) {
+            return null;
+        }
+        return normaliseOrigin(scheme + "://" + hostHeader.trim());
+    }
+
+    private static String normaliseOrigin(String origin) {
+        String o = origin.trim().toLowerCase(Locale.ROOT);
+        while (o.endsWith("/")) {
+            o = o.substring(0, o.length() - 1);
+        }
+        if (o.startsWith("http://") && o.endsWith(":80")) {
+            o = o.substring(0, o.length() - 3);
+        } else if (o.startsWith("https://") && o.endsWith(":443")) {
+            o = o.substring(0, o.length() - 4);
+        }
+        return o;
+    }
+
+    /** A console request for a page without a session: where to send the browser. */
+    public static String loginRedirect(String contextPath) {
+        return (contextPath == null ? "" : contextPath) + CONSOLE_LOGIN;
+    }
+}

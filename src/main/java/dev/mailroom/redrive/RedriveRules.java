@@ -1,0 +1,159 @@
+package dev.mailroom.redrive;
+
+import dev.mailroom.ops.Refused;
+import dev.mailroom.send.JobState;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * The pure rules of a redrive: what a valid request is, what it runs with, when a run may go on, and
+ * what became of a replayed entry. No container, no clock of its own: unit-tested with plain JUnit.
+ */
+public final class RedriveRules {
+
+    /** Most entries a plan may freeze: a bigger cohort is narrowed by its filter first. */
+    public static final int MAX_COHORT = 10_000;
+    public static final int MAX_SAMPLE = 1_000;
+    public static final double MAX_RATE = 100.0;
+
+    private RedriveRules() {
+    }
+
+    /** The configured defaults a request's missing options take. */
+    public record Defaults(int sampleSize, double sampleRatePerSecond, double ratePerSecond, Duration sampleTimeout) { }
+
+    /** Checks a request; returns the action it asks for. Everything wrong is a 400 with the reason. */
+    public static Redrive.Action validate(RedriveRequest r, Collection<String> queues) {
+        if (r == null) {
+            throw bad("a plan needs a body: {\"filter\": {...}}");
+        }
+        Redrive.Action action;
+        try {
+            action = r.action() == null || r.action().isBlank() ? Redrive.Action.replay
+                    : Redrive.Action.valueOf(r.action().trim());
+        } catch (IllegalArgumentException e) {
+            throw bad("action is replay or discard, not " + r.action());
+        }
+        RedriveFilter f = r.filter();
+        if (f == null || isEmpty(f)) {
+            throw bad("a plan needs a filter (queue, reason, failure_class, error_type, consumer_version, campaign_id,"
+                    + " tenant, provider, from, to or ids): redrive is never \"everything\"");
+        }
+        if (f.queue() != null && !queues.contains(f.queue())) {
+            throw bad("unknown queue " + f.queue() + "; send queues are " + queues);
+        }
+        if (f.from() != null && f.to() != null && !f.from().isBefore(f.to())) {
+            throw bad("from must be before to");
+        }
+        if (f.ids() != null && (f.ids().isEmpty() || f.ids().size() > MAX_COHORT || f.ids().stream().anyMatch(java.util.Objects::isNull))) {
+            throw bad("ids is a list of 1 to " + MAX_COHORT + " dead-letter ids");
+        }
+        if (action == Redrive.Action.discard && (r.reason() == null || r.reason().isBlank())) {
+            throw bad("a discard needs a reason: it is recorded with who and why");
+        }
+        if (r.reason() != null && r.reason().length() > 2000) {
+            throw bad("reason is at most 2000 characters");
+        }
+        return action;
+    }
+
+    /** The options a run goes with: the request's, else the defaults; out-of-range values are a 400. */
+    public static RedriveRecord.Options options(RedriveRequest r, Defaults d) {
+        int sample = r.sampleSize() == null ? d.sampleSize() : r.sampleSize();
+        if (sample < 0 || sample > MAX_SAMPLE) {
+            throw bad("sample_size is from 0 to " + MAX_SAMPLE);
+        }
+        double sampleRate = r.sampleRatePerSecond() == null ? d.sampleRatePerSecond() : r.sampleRatePerSecond();
+        double rate = r.ratePerSecond() == null ? d.ratePerSecond() : r.ratePerSecond();
+        if (!(sampleRate > 0 && sampleRate <= MAX_RATE) || !(rate > 0 && rate <= MAX_RATE)) {
+            throw bad("sample_rate_per_second and rate_per_second are above 0 and at most " + MAX_RATE);
+        }
+        Duration timeout;
+        try {
+            timeout = r.sampleTimeout() == null ? d.sampleTimeout() : Duration.parse(r.sampleTimeout().trim());
+        } catch (DateTimeParseException e) {
+            throw bad("sample_timeout is an ISO-8601 duration (e.g. PT2M), not " + r.sampleTimeout());
+        }
+        if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofHours(1)) > 0) {
+            throw bad("sample_timeout is above zero and at most PT1H");
+        }
+        return new RedriveRecord.Options(sample, sampleRate, rate, timeout.toString());
+    }
+
+    /** When the {@code index}-th publish of a phase is due: a fixed schedule, so pauses do not add up. */
+    public static Instant dueAt(Instant phaseStart, int index, double ratePerSecond) {
+        return phaseStart.plusNanos(Math.round(index * 1_000_000_000d / ratePerSecond));
+    }
+
+    /** What the run knows of one published entry now. */
+    public record Observed(String outcome, int failedAttemptsSinceReplay) { }
+
+    /** Whether a run may go on: the first reason to stop, or null. */
+    public static String stopReason(List<Observed> published) {
+        long again = published.stream().filter(o -> Outcomes.DEAD_LETTERED_AGAIN.equals(o.outcome())).count();
+        long failedCalls = published.stream().mapToLong(Observed::failedAttemptsSinceReplay).sum();
+        if (again > 0) {
+            return again + " of " + published.size() + " replayed jobs dead-lettered again";
+        }
+        if (failedCalls > 0) {
+            return failedCalls + " provider call" + (failedCalls == 1 ? "" : "s") + " failed for "
+                    + published.stream().filter(o -> o.failedAttemptsSinceReplay() > 0).count() + " of "
+                    + published.size() + " replayed jobs";
+        }
+        return null;
+    }
+
+    /** Whether every published sample entry has its final outcome (sent, suppressed, ...). */
+    public static boolean settled(List<Observed> published) {
+        return published.stream().allMatch(o -> Outcomes.FINAL.contains(o.outcome()));
+    }
+
+    /** The outcomes of a record entry (the wire names). */
+    public static final class Outcomes {
+        public static final String SENT = "sent";
+        public static final String DEAD_LETTERED_AGAIN = "dead_lettered_again";
+        public static final String UNKNOWN = "unknown";
+        static final List<String> FINAL = List.of(SENT, DEAD_LETTERED_AGAIN, UNKNOWN, "discarded_expired",
+                "duplicate_suppressed", "skipped_changed", "discarded", "not_run");
+
+        private Outcomes() {
+        }
+    }
+
+    /**
+     * What became of a published entry, from the state of its job and whether its next lap exists:
+     * {@code published} while the job is still on its way.
+     */
+    public static String refine(RedriveEntry.Outcome recorded, JobState job, boolean nextLapExists) {
+        if (recorded != RedriveEntry.Outcome.published) {
+            return recorded.name();
+        }
+        if (nextLapExists) {
+            return Outcomes.DEAD_LETTERED_AGAIN;
+        }
+        if (job == null) {
+            return RedriveEntry.Outcome.published.name();
+        }
+        return switch (job) {
+            case sent_to_provider, delivered, bounced, complained, bounced_permanent -> Outcomes.SENT;
+            case duplicate_suppressed -> RedriveEntry.Outcome.duplicate_suppressed.name();
+            case discarded -> RedriveEntry.Outcome.discarded_expired.name();
+            case unknown -> Outcomes.UNKNOWN;
+            // dead_lettered without a next lap yet: the recorder's transaction is on its way
+            case received, sending, retry_scheduled, dead_lettered -> RedriveEntry.Outcome.published.name();
+        };
+    }
+
+    private static boolean isEmpty(RedriveFilter f) {
+        return f.queue() == null && f.reason() == null && f.failureClass() == null && f.errorType() == null
+                && f.consumerVersion() == null && f.campaignId() == null && f.tenant() == null && f.provider() == null
+                && f.from() == null && f.to() == null && f.ids() == null;
+    }
+
+    private static Refused bad(String why) {
+        return new Refused(400, "invalid_plan", why);
+    }
+}

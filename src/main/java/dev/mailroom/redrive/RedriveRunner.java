@@ -1,0 +1,163 @@
+package dev.mailroom.redrive;
+
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Carries a run out, off the request thread: the sample at its rate, a wait for the sample's outcomes,
+ * then the remainder at its rate, checking the stop conditions as it goes. Every step is a transaction
+ * of {@link RedriveSteps}; this loop only paces and decides. If the server dies, the run is marked
+ * {@code interrupted} at the next start and can be resumed: published entries are never published again.
+ */
+@ApplicationScoped
+public class RedriveRunner {
+
+    private static final Logger LOG = Logger.getLogger(RedriveRunner.class.getName());
+    /** How often the outcomes of published entries are read while a phase goes on. */
+    static final Duration CHECK_EVERY = Duration.ofMillis(500);
+
+    @Resource(lookup = "java:comp/DefaultManagedExecutorService")
+    ManagedExecutorService executor;
+    @Inject
+    RedriveSteps steps;
+    @Inject
+    RedriveRecords records;
+    @Inject
+    Clock clock;
+
+    public void submit(Redrive plan, String actor) {
+        executor.submit(() -> execute(plan.getId(), plan.actionValue(), plan.options(), plan.getReason(), actor,
+                RedriveRecords.read(plan.getPhasesJson(),
+                        new com.fasterxml.jackson.core.type.TypeReference<List<RedriveRecord.Phase>>() { })));
+    }
+
+    /** A discard plan: every entry, one transaction each, before the caller gets the record. */
+    public void discardAll(Redrive plan, String actor) {
+        for (long entry : steps.pendingEntries(plan.getId(), "discard")) {
+            steps.discard(plan.getId(), entry, actor, plan.getReason());
+        }
+        steps.complete(plan.getId());
+    }
+
+    void execute(String id, Redrive.Action action, RedriveRecord.Options options, String reason, String actor,
+                 List<RedriveRecord.Phase> earlier) {
+        List<RedriveRecord.Phase> phases = new ArrayList<>(earlier == null ? List.of() : earlier);
+        try {
+            String stop = phase(id, "sample", options.sampleRatePerSecond(), actor, phases);
+            if (stop == null && !running(id)) {
+                return;
+            }
+            if (stop == null) {
+                stop = awaitSample(id, Duration.parse(options.sampleTimeout()), phases);
+            }
+            if (stop == null && running(id)) {
+                stop = phase(id, "remainder", options.ratePerSecond(), actor, phases);
+            }
+            if (stop != null) {
+                steps.end(id, Redrive.Status.stopped, stop, actor);
+                LOG.warning(() -> "redrive " + id + " stopped: " + phases.get(phases.size() - 1).result());
+            } else if (running(id)) {
+                steps.complete(id);
+                LOG.info(() -> "redrive " + id + " completed");
+            }
+        } catch (InterruptedException e) {
+            // the server is going down: the run stays "running" and is marked interrupted at the next start
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            LOG.log(Level.SEVERE, e, () -> "redrive " + id + " failed");
+            steps.end(id, Redrive.Status.stopped, "internal error: " + e, actor);
+        }
+    }
+
+    /** Publishes the phase's pending entries on a fixed schedule; returns why it stopped, or null. */
+    private String phase(String id, String name, double rate, String actor, List<RedriveRecord.Phase> phases)
+            throws InterruptedException {
+        List<Long> pending = steps.pendingEntries(id, name);
+        if (pending.isEmpty()) {
+            return null;
+        }
+        Instant start = clock.instant();
+        String label = phases.stream().anyMatch(p -> p.name().equals(name)) ? name + " (resumed)" : name;
+        phases.add(new RedriveRecord.Phase(label, start, null, pending.size(), "running"));
+        steps.phases(id, RedriveRecords.write(phases));
+        Instant nextCheck = start.plus(CHECK_EVERY);
+        String stop = null;
+        for (int i = 0; i < pending.size() && stop == null; i++) {
+            sleepUntil(RedriveRules.dueAt(start, i, rate));
+            if (!running(id)) {
+                stop = "abandoned";
+                break;
+            }
+            steps.publish(id, pending.get(i), actor);
+            if ("remainder".equals(name) && !clock.instant().isBefore(nextCheck)) {
+                stop = RedriveRules.stopReason(records.observed(id, null));
+                nextCheck = clock.instant().plus(CHECK_EVERY);
+            }
+        }
+        if (stop == null && "remainder".equals(name)) {
+            stop = RedriveRules.stopReason(records.observed(id, null));
+        }
+        phases.set(phases.size() - 1, new RedriveRecord.Phase(label, start, clock.instant(), pending.size(),
+                stop == null ? "published" : "stopped: " + stop));
+        steps.phases(id, RedriveRecords.write(phases));
+        return "abandoned".equals(stop) ? null : stop;
+    }
+
+    /** Waits until every sample entry has its outcome; returns why the run must stop, or null to go on. */
+    private String awaitSample(String id, Duration timeout, List<RedriveRecord.Phase> phases)
+            throws InterruptedException {
+        Instant start = clock.instant();
+        Instant deadline = start.plus(timeout);
+        phases.add(new RedriveRecord.Phase("sample_outcomes", start, null, 0, "waiting"));
+        steps.phases(id, RedriveRecords.write(phases));
+        String result;
+        String stop;
+        List<RedriveRules.Observed> sample;
+        while (true) {
+            sample = records.observed(id, "sample");
+            stop = RedriveRules.stopReason(sample);
+            if (stop != null) {
+                stop = "the sample failed: " + stop;
+                result = stop;
+                break;
+            }
+            if (RedriveRules.settled(sample)) {
+                result = "passed: " + sample.size() + " of " + sample.size() + " sample jobs settled without a failure";
+                break;
+            }
+            if (!clock.instant().isBefore(deadline)) {
+                stop = "the sample's outcomes were not all known within " + timeout;
+                result = stop;
+                break;
+            }
+            if (!running(id)) {
+                return null;
+            }
+            Thread.sleep(CHECK_EVERY.toMillis());
+        }
+        phases.set(phases.size() - 1, new RedriveRecord.Phase("sample_outcomes", start, clock.instant(),
+                sample.size(), result));
+        steps.phases(id, RedriveRecords.write(phases));
+        return stop;
+    }
+
+    private boolean running(String id) {
+        return steps.status(id) == Redrive.Status.running;
+    }
+
+    private void sleepUntil(Instant due) throws InterruptedException {
+        long ms = Duration.between(clock.instant(), due).toMillis();
+        if (ms > 0) {
+            Thread.sleep(ms);
+        }
+    }
+}

@@ -1,0 +1,321 @@
+package dev.mailroom.redrive;
+
+import dev.mailroom.deadletter.DeadLetter;
+import dev.mailroom.deadletter.DeadLetterActions;
+import dev.mailroom.ops.Refused;
+import dev.mailroom.send.Destinations;
+import dev.mailroom.send.Incoming;
+import dev.mailroom.send.JmsMessages;
+import dev.mailroom.send.JobLedger;
+import dev.mailroom.send.MailJob;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.jms.BytesMessage;
+import jakarta.jms.JMSConsumer;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
+import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Transactional;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The steps of a run, each its own JTA transaction: what a crash can interrupt is a whole step or
+ * nothing. Publishing one entry (republish to its source queue, remove the broker's DLQ copy, mark the
+ * row and the job) is one transaction over the broker and the database.
+ */
+@ApplicationScoped
+public class RedriveSteps {
+
+    /** How long a publish waits for the broker's DLQ copy to be handed over. */
+    private static final long DLQ_RECEIVE_TIMEOUT_MS = 2_000;
+
+    @PersistenceContext(unitName = "mailroom")
+    EntityManager em;
+    @Inject
+    JMSContext jms;
+    @Inject
+    Destinations destinations;
+    @Inject
+    DeadLetterActions actions;
+    @Inject
+    JobLedger ledger;
+    @Inject
+    Clock clock;
+
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void persistPlan(Redrive plan, List<DeadLetter> cohort, int sampleSize) {
+        em.persist(plan);
+        int position = 0;
+        for (DeadLetter d : cohort) {
+            String phase = plan.actionValue() == Redrive.Action.discard ? "discard"
+                    : position < sampleSize ? "sample" : "remainder";
+            em.persist(new RedriveEntry(plan.getId(), d, position++, phase, latestRevision(d.getId())));
+        }
+    }
+
+    /**
+     * Starts (or resumes) a run. A new run claims every entry of its cohort that is still as planned:
+     * {@code replaying} with this run's id, under the row's lock, so a second run on an overlapping
+     * cohort finds it taken and skips it.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void start(String id, String actor, String node, boolean resume) {
+        Redrive r = lock(id);
+        Redrive.Status expected = resume ? Redrive.Status.interrupted : Redrive.Status.planned;
+        if (r.statusValue() != expected) {
+            throw new Refused(409, "wrong_state", "redrive " + id + " is " + r.getStatus() + "; "
+                    + (resume ? "only an interrupted run can be resumed" : "a plan runs once: make a new plan"));
+        }
+        r.started(actor, node, clock.instant());
+        if (resume || r.actionValue() == Redrive.Action.discard) {
+            return;
+        }
+        for (RedriveEntry e : entries(id, RedriveEntry.Outcome.pending)) {
+            DeadLetter d = em.find(DeadLetter.class, e.getDeadLetterId(), LockModeType.PESSIMISTIC_WRITE);
+            String changed = changedSincePlanning(e, d);
+            if (changed != null) {
+                e.outcome(RedriveEntry.Outcome.skipped_changed, changed);
+            } else {
+                actions.transition(d, DeadLetter.Status.replaying, id, actor, "claimed by redrive " + id);
+            }
+        }
+    }
+
+    /**
+     * Publishes one claimed entry: its latest revision or its original bytes (taken from the broker's DLQ
+     * copy, which is removed in the same transaction) go back to the source queue with the original
+     * idempotency key, marked with this run's id; the row becomes {@code replayed} and the job starts
+     * again. An entry past its validity window is discarded as expired instead.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void publish(String redriveId, long entryId, String actor) {
+        RedriveEntry e = em.find(RedriveEntry.class, entryId, LockModeType.PESSIMISTIC_WRITE);
+        if (e.outcomeValue() != RedriveEntry.Outcome.pending) {
+            return; // done before a crash, or by a resumed run: never twice
+        }
+        DeadLetter d = em.find(DeadLetter.class, e.getDeadLetterId(), LockModeType.PESSIMISTIC_WRITE);
+        if (d == null || !DeadLetter.Status.replaying.name().equals(d.getStatus()) || !redriveId.equals(d.getRedriveId())) {
+            e.outcome(RedriveEntry.Outcome.skipped_changed, d == null ? "purged since planning"
+                    : "now " + d.getStatus() + (d.getRedriveId() != null ? " (redrive " + d.getRedriveId() + ")" : ""));
+            return;
+        }
+        Instant now = clock.instant();
+        if (d.getExpiresAt() != null && !now.isBefore(d.getExpiresAt())) {
+            String why = "expired: its validity window ended at " + d.getExpiresAt() + "; not sent late (redrive "
+                    + redriveId + ")";
+            actions.transition(d, DeadLetter.Status.discarded, redriveId, actor, why);
+            e.outcome(RedriveEntry.Outcome.discarded_expired, why);
+            return;
+        }
+        MailJob job = d.getJobId() == null ? null : ledger.job(d.getJobId());
+        if (job != null && job.getState().finished() && job.getState() != dev.mailroom.send.JobState.dead_lettered) {
+            String why = "job " + job.getId() + " is already " + job.getState() + ": not sent twice (redrive " + redriveId + ")";
+            actions.transition(d, DeadLetter.Status.discarded, redriveId, actor, why);
+            e.outcome(RedriveEntry.Outcome.duplicate_suppressed, why);
+            return;
+        }
+        DeadLetterRevision revision = latest(d.getId());
+        Incoming original = takeDlqCopy(d);
+        byte[] body;
+        boolean text;
+        if (revision != null) {
+            body = revision.getPayload();
+            text = true;
+        } else if (original != null) {
+            body = original.body();
+            text = original.textMessage();
+        } else if (d.getPayload() != null && !d.isPayloadTruncated()) {
+            body = d.getPayload();
+            text = isUtf8(body); // the DLQ copy that said which is gone: text if it reads as text
+        } else {
+            String why = "the broker's DLQ copy is gone and the stored payload is "
+                    + (d.getPayload() == null ? "purged" : "truncated") + ": nothing to replay byte-for-byte";
+            actions.transition(d, DeadLetter.Status.open, null, actor, why);
+            e.outcome(RedriveEntry.Outcome.skipped_changed, why);
+            return;
+        }
+        String jmsMessageId = send(d, body, text, original == null ? null : original.traceparent(), redriveId);
+        if (job != null) {
+            ledger.replayed(job.getId(), jmsMessageId, "redrive " + redriveId + " of dead letter " + d.getId()
+                    + (revision == null ? "" : " (revision " + revision.getRevision() + ")"));
+        }
+        actions.transition(d, DeadLetter.Status.replayed, redriveId, actor, "replayed by redrive " + redriveId
+                + " as JMS message " + jmsMessageId + (revision == null ? "" : " (revision " + revision.getRevision() + ")"));
+        e.published(now, jmsMessageId, revision == null ? null : revision.getRevision(),
+                revision == null ? null : revision.getIdempotencyKey());
+    }
+
+    /** Discards one entry of a discard plan, if it is still open and as planned. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void discard(String redriveId, long entryId, String actor, String why) {
+        RedriveEntry e = em.find(RedriveEntry.class, entryId, LockModeType.PESSIMISTIC_WRITE);
+        if (e.outcomeValue() != RedriveEntry.Outcome.pending) {
+            return;
+        }
+        DeadLetter d = em.find(DeadLetter.class, e.getDeadLetterId(), LockModeType.PESSIMISTIC_WRITE);
+        String changed = changedSincePlanning(e, d);
+        if (changed != null) {
+            e.outcome(RedriveEntry.Outcome.skipped_changed, changed);
+            return;
+        }
+        actions.transition(d, DeadLetter.Status.discarded, redriveId, actor, why + " (redrive " + redriveId + ")");
+        e.outcome(RedriveEntry.Outcome.discarded, why);
+    }
+
+    /**
+     * Ends a run that will publish nothing more: entries not yet published are {@code not_run} and their
+     * dead letters {@code open} again.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void end(String id, Redrive.Status end, String why, String actor) {
+        Redrive r = lock(id);
+        for (RedriveEntry e : entries(id, RedriveEntry.Outcome.pending)) {
+            DeadLetter d = em.find(DeadLetter.class, e.getDeadLetterId(), LockModeType.PESSIMISTIC_WRITE);
+            if (d != null && DeadLetter.Status.replaying.name().equals(d.getStatus()) && id.equals(d.getRedriveId())) {
+                actions.transition(d, DeadLetter.Status.open, null, actor, "released: redrive " + id + " "
+                        + end.name() + (why == null ? "" : ": " + why));
+            }
+            e.outcome(RedriveEntry.Outcome.not_run, why);
+        }
+        r.ended(end, why, clock.instant());
+    }
+
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void complete(String id) {
+        lock(id).ended(Redrive.Status.completed, null, clock.instant());
+    }
+
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void phases(String id, String json) {
+        lock(id).phases(json);
+    }
+
+    /** Marks this node's runs that were running when it went down as {@code interrupted}. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public int interruptRunsOf(String node) {
+        List<Redrive> running = em.createQuery("select r from Redrive r where r.status = 'running' and r.node = :n",
+                Redrive.class).setParameter("n", node).getResultList();
+        running.forEach(r -> r.ended(Redrive.Status.interrupted,
+                "the server stopped during the run: resume it or abandon it", clock.instant()));
+        return running.size();
+    }
+
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Redrive load(String id) {
+        Redrive r = em.find(Redrive.class, id);
+        if (r == null) {
+            throw new Refused(404, "redrive_not_found", "no redrive with id " + id);
+        }
+        em.detach(r);
+        return r;
+    }
+
+    /** The run's current status (read in its own transaction, so a concurrent abandon is seen). */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Redrive.Status status(String id) {
+        return em.find(Redrive.class, id).statusValue();
+    }
+
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public List<Long> pendingEntries(String id, String phase) {
+        return em.createQuery("""
+                        select e.id from RedriveEntry e where e.redriveId = :r and e.phase = :p and e.outcome = 'pending'
+                        order by e.position""", Long.class)
+                .setParameter("r", id).setParameter("p", phase).getResultList();
+    }
+
+    private String changedSincePlanning(RedriveEntry e, DeadLetter d) {
+        if (d == null) {
+            return "purged since planning";
+        }
+        if (!DeadLetter.Status.open.name().equals(d.getStatus())) {
+            return "now " + d.getStatus() + (d.getRedriveId() != null ? " (redrive " + d.getRedriveId() + ")" : "");
+        }
+        if (!d.getFailedAt().equals(e.getFailedAt()) || d.getLap() != e.getLap()) {
+            return "failed again since planning";
+        }
+        if (latestRevision(d.getId()) != e.getPlannedRevision()) {
+            return "edited since planning";
+        }
+        return null;
+    }
+
+    private Incoming takeDlqCopy(DeadLetter d) {
+        if (d.getDlqJmsMessageId() == null) {
+            return null;
+        }
+        // receiving it inside this transaction removes it from the DLQ when, and only when, we commit
+        try (JMSConsumer consumer = jms.createConsumer(destinations.deadLetterQueue(d.getSourceQueue()),
+                "JMSMessageID = '" + d.getDlqJmsMessageId().replace("'", "''") + "'")) {
+            Message m = consumer.receive(DLQ_RECEIVE_TIMEOUT_MS);
+            return m == null ? null : JmsMessages.incoming(m, d.getSourceQueue());
+        } catch (JMSException ex) {
+            throw new IllegalStateException("cannot read the DLQ copy of dead letter " + d.getId(), ex);
+        }
+    }
+
+    private String send(DeadLetter d, byte[] body, boolean text, String traceparent, String redriveId) {
+        try {
+            Message m;
+            if (text) {
+                m = jms.createTextMessage(new String(body, StandardCharsets.UTF_8));
+            } else {
+                BytesMessage bytes = jms.createBytesMessage();
+                bytes.writeBytes(body);
+                m = bytes;
+            }
+            m.setStringProperty(Incoming.REDRIVE_ID_PROPERTY, redriveId);
+            m.setLongProperty(Incoming.REPLAY_OF_PROPERTY, d.getId());
+            if (traceparent != null) {
+                m.setStringProperty("traceparent", traceparent);
+            }
+            jms.createProducer().send(destinations.sendQueue(d.getSourceQueue()), m);
+            return m.getJMSMessageID();
+        } catch (JMSException ex) {
+            throw new IllegalStateException("cannot republish dead letter " + d.getId() + " to " + d.getSourceQueue(), ex);
+        }
+    }
+
+    static boolean isUtf8(byte[] body) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(body));
+            return true;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false;
+        }
+    }
+
+    private Redrive lock(String id) {
+        Redrive r = em.find(Redrive.class, id, LockModeType.PESSIMISTIC_WRITE);
+        if (r == null) {
+            throw new Refused(404, "redrive_not_found", "no redrive with id " + id);
+        }
+        return r;
+    }
+
+    private List<RedriveEntry> entries(String id, RedriveEntry.Outcome outcome) {
+        return em.createQuery("""
+                        select e from RedriveEntry e where e.redriveId = :r and e.outcome = :o order by e.position""",
+                        RedriveEntry.class)
+                .setParameter("r", id).setParameter("o", outcome.name()).getResultList();
+    }
+
+    DeadLetterRevision latest(long deadLetterId) {
+        List<DeadLetterRevision> r = em.createQuery("""
+                        select r from DeadLetterRevision r where r.deadLetterId = :d order by r.revision desc""",
+                        DeadLetterRevision.class)
+                .setParameter("d", deadLetterId).setMaxResults(1).getResultList();
+        return r.isEmpty() ? null : r.get(0);
+    }
+
+    int latestRevision(long deadLetterId) {
+        DeadLetterRevision r = latest(deadLetterId);
+        return r == null ? 0 : r.getRevision();
+    }
+}

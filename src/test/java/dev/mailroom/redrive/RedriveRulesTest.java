@@ -1,0 +1,134 @@
+package dev.mailroom.redrive;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mailroom.ops.Refused;
+import dev.mailroom.send.JobState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RedriveRulesTest {
+
+    private static final List<String> QUEUES = List.of("mail.send", "mail.send.bulk");
+    private static final RedriveRules.Defaults DEFAULTS = new RedriveRules.Defaults(10, 1, 2, Duration.ofMinutes(2));
+    private static final RedriveFilter BY_REASON = new RedriveFilter(null, "retries_exhausted", null, null, null, null,
+            null, null, null, null, null);
+
+    private static RedriveRequest request(String action, RedriveFilter f, String reason) {
+        return new RedriveRequest(action, f, null, null, null, null, reason);
+    }
+
+    @Test
+    void replayIsTheDefaultAction() {
+        assertThat(RedriveRules.validate(request(null, BY_REASON, null), QUEUES)).isEqualTo(Redrive.Action.replay);
+        assertThat(RedriveRules.validate(request("discard", BY_REASON, "junk"), QUEUES)).isEqualTo(Redrive.Action.discard);
+    }
+
+    @Test
+    void aPlanWithoutAFilterIsRefused() {
+        assertThatThrownBy(() -> RedriveRules.validate(request(null, null, null), QUEUES))
+                .isInstanceOf(Refused.class).hasMessageContaining("needs a filter");
+        RedriveFilter empty = new RedriveFilter(null, null, null, null, null, null, null, null, null, null, null);
+        assertThatThrownBy(() -> RedriveRules.validate(request(null, empty, null), QUEUES))
+                .isInstanceOf(Refused.class).satisfies(e -> assertThat(((Refused) e).status()).isEqualTo(400));
+        assertThatThrownBy(() -> RedriveRules.validate(null, QUEUES)).isInstanceOf(Refused.class);
+    }
+
+    @Test
+    void badFiltersAreRefusedWithTheReason() {
+        RedriveFilter unknownQueue = new RedriveFilter("mail.nope", null, null, null, null, null, null, null, null, null, null);
+        assertThatThrownBy(() -> RedriveRules.validate(request(null, unknownQueue, null), QUEUES))
+                .hasMessageContaining("unknown queue mail.nope");
+        Instant t = Instant.parse("2026-11-30T10:00:00Z");
+        RedriveFilter backwards = new RedriveFilter(null, null, null, null, null, null, null, null, t, t, null);
+        assertThatThrownBy(() -> RedriveRules.validate(request(null, backwards, null), QUEUES))
+                .hasMessageContaining("from must be before to");
+        RedriveFilter noIds = new RedriveFilter(null, null, null, null, null, null, null, null, null, null, List.of());
+        assertThatThrownBy(() -> RedriveRules.validate(request(null, noIds, null), QUEUES)).hasMessageContaining("ids");
+        assertThatThrownBy(() -> RedriveRules.validate(request("resend", BY_REASON, null), QUEUES))
+                .hasMessageContaining("replay or discard");
+        assertThatThrownBy(() -> RedriveRules.validate(request("discard", BY_REASON, " "), QUEUES))
+                .hasMessageContaining("needs a reason");
+    }
+
+    @Test
+    void missingOptionsTakeTheDefaults() {
+        RedriveRecord.Options o = RedriveRules.options(request(null, BY_REASON, null), DEFAULTS);
+        assertThat(o).isEqualTo(new RedriveRecord.Options(10, 1.0, 2.0, "PT2M"));
+        RedriveRecord.Options mine = RedriveRules.options(new RedriveRequest(null, BY_REASON, 0, 5.0, 20.0, "PT10S", null),
+                DEFAULTS);
+        assertThat(mine).isEqualTo(new RedriveRecord.Options(0, 5.0, 20.0, "PT10S"));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"-1,,,", "1001,,,", ",0,,", ",,-2,", ",,101,", ",,,P1D", ",,,soon", ",,,PT0S"})
+    void optionsOutOfRangeAreRefused(Integer sample, Double sampleRate, Double rate, String timeout) {
+        assertThatThrownBy(() -> RedriveRules.options(new RedriveRequest(null, BY_REASON, sample, sampleRate, rate,
+                timeout, null), DEFAULTS)).isInstanceOf(Refused.class);
+    }
+
+    @Test
+    void publishesAreDueOnAFixedSchedule() {
+        Instant start = Instant.parse("2026-11-30T10:00:00Z");
+        assertThat(RedriveRules.dueAt(start, 0, 2)).isEqualTo(start);
+        assertThat(RedriveRules.dueAt(start, 1, 2)).isEqualTo(start.plusMillis(500));
+        assertThat(RedriveRules.dueAt(start, 30, 2)).isEqualTo(start.plusSeconds(15));
+        assertThat(RedriveRules.dueAt(start, 3, 3)).isEqualTo(start.plusSeconds(1));
+    }
+
+    @Test
+    void aRunGoesOnWhileNothingFailed() {
+        var ok = new RedriveRules.Observed("sent", 0);
+        var onItsWay = new RedriveRules.Observed("published", 0);
+        assertThat(RedriveRules.stopReason(List.of(ok, onItsWay))).isNull();
+        assertThat(RedriveRules.stopReason(List.of())).isNull();
+    }
+
+    @Test
+    void aDeadLetterAgainOrAFailedProviderCallStopsTheRun() {
+        var ok = new RedriveRules.Observed("sent", 0);
+        assertThat(RedriveRules.stopReason(List.of(ok, new RedriveRules.Observed("dead_lettered_again", 2))))
+                .isEqualTo("1 of 2 replayed jobs dead-lettered again");
+        assertThat(RedriveRules.stopReason(List.of(ok, new RedriveRules.Observed("published", 1))))
+                .isEqualTo("1 provider call failed for 1 of 2 replayed jobs");
+        assertThat(RedriveRules.stopReason(List.of(new RedriveRules.Observed("published", 2),
+                new RedriveRules.Observed("published", 1)))).isEqualTo("3 provider calls failed for 2 of 2 replayed jobs");
+    }
+
+    @Test
+    void aSampleIsSettledWhenEveryEntryHasItsFinalOutcome() {
+        assertThat(RedriveRules.settled(List.of(new RedriveRules.Observed("sent", 0),
+                new RedriveRules.Observed("duplicate_suppressed", 0)))).isTrue();
+        assertThat(RedriveRules.settled(List.of(new RedriveRules.Observed("sent", 0),
+                new RedriveRules.Observed("published", 0)))).isFalse();
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+            "sent_to_provider, false, sent",
+            "delivered, false, sent",
+            "bounced_permanent, false, sent",
+            "duplicate_suppressed, false, duplicate_suppressed",
+            "discarded, false, discarded_expired",
+            "unknown, false, unknown",
+            "received, false, published",
+            "retry_scheduled, false, published",
+            "dead_lettered, false, published",
+            "dead_lettered, true, dead_lettered_again",
+            "sent_to_provider, true, dead_lettered_again"})
+    void aPublishedEntryIsWhatItsJobBecame(JobState job, boolean nextLap, String outcome) {
+        assertThat(RedriveRules.refine(RedriveEntry.Outcome.published, job, nextLap)).isEqualTo(outcome);
+    }
+
+    @Test
+    void anEntryNotPublishedKeepsItsRecordedOutcome() {
+        assertThat(RedriveRules.refine(RedriveEntry.Outcome.skipped_changed, JobState.sent_to_provider, true))
+                .isEqualTo("skipped_changed");
+        assertThat(RedriveRules.refine(RedriveEntry.Outcome.published, null, false)).isEqualTo("published");
+    }
+}
