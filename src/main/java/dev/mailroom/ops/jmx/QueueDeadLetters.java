@@ -12,8 +12,8 @@ import javax.management.ObjectName;
 import javax.management.StandardMBean;
 
 /**
- * The MBean of one send queue: a thin adapter onto {@link QueueOperations}. Each call runs with the deployment's
- * class loader as context class loader and turns failures into what a JMX client can read ({@link JmxErrors}).
+ * The MBean of one send queue: a thin adapter onto {@link QueueOperations}. Each call runs inside the deployment
+ * through {@link QueueMBeans#inDeployment} and turns failures into what a JMX client can read ({@link JmxErrors}).
  */
 public final class QueueDeadLetters extends StandardMBean implements DeadLettersMBean {
 
@@ -40,13 +40,13 @@ public final class QueueDeadLetters extends StandardMBean implements DeadLetters
 
     private final String queue;
     private final QueueOperations operations;
-    private final ClassLoader loader;
+    private final QueueMBeans door;
 
-    QueueDeadLetters(String queue, QueueOperations operations) throws NotCompliantMBeanException {
+    QueueDeadLetters(String queue, QueueOperations operations, QueueMBeans door) throws NotCompliantMBeanException {
         super(DeadLettersMBean.class);
         this.queue = queue;
         this.operations = operations;
-        this.loader = QueueDeadLetters.class.getClassLoader();
+        this.door = door;
     }
 
     /** {@code mailroom:type=DeadLetters,queue=<queue>} (the queue quoted only if it has to be). */
@@ -117,16 +117,16 @@ public final class QueueDeadLetters extends StandardMBean implements DeadLetters
     }
 
     private <T> T call(String operation, Supplier<T> body) {
-        Thread thread = Thread.currentThread();
-        ClassLoader previous = thread.getContextClassLoader();
-        thread.setContextClassLoader(loader);
+        QueueMBeans.Outcome<T> outcome;
         try {
-            return body.get();
-        } catch (RuntimeException e) {
+            outcome = door.inDeployment(body);
+        } catch (RuntimeException e) { // the container refused the call (e.g. the deployment is stopping)
             throw JmxErrors.forClient(operation, queue, e);
-        } finally {
-            thread.setContextClassLoader(previous);
         }
+        if (outcome.failure() != null) {
+            throw JmxErrors.forClient(operation, queue, outcome.failure());
+        }
+        return outcome.value();
     }
 
     // ---- descriptions and parameter names, for jconsole and other generic clients

@@ -24,8 +24,9 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * What the queue MBeans do, on the core the REST API uses. Called on JMX threads (no request context, no
- * transaction): the core's beans bring their own transactions; a request context is activated per call.
+ * What the queue MBeans do, on the core the REST API uses. The MBeans call it inside the deployment
+ * ({@link QueueMBeans#inDeployment}: naming context, class loader) and without a transaction: the core's beans
+ * bring their own transactions; a request context is activated per call.
  * Refusals stay {@link Refused} here; {@link QueueDeadLetters} turns them into what a JMX client can read.
  */
 @ApplicationScoped
