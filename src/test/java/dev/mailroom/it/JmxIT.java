@@ -191,7 +191,7 @@ class JmxIT {
 
     @Test
     void redrivesArePlannedAndRunThroughJmx() throws Exception {
-        // a filter naming another queue is refused whatever the facade does
+        // a filter naming another queue, or not JSON, is refused before the facade is asked
         String otherQueue = failure(() -> jmx.invoke(name(SEND), "planRedrive",
                 new Object[] {"{\"queue\": \"" + BULK + "\"}"}, new String[] {String.class.getName()}));
         assertThat(otherQueue).contains("refused (400 invalid_filter)");
@@ -205,24 +205,8 @@ class JmxIT {
         long id = awaitNewDeadLetter(newestBefore).path("id").asLong();
         String request = """
                 {"action": "discard", "filter": {"ids": [%d]}, "reason": "JmxIT: discard plan"}""".formatted(id);
-        String plan;
-        try {
-            plan = (String) jmx.invoke(name(SEND), "planRedrive", new Object[] {request},
-                    new String[] {String.class.getName()});
-        } catch (Exception e) {
-            // TODO(main session): drop this branch once dev.mailroom.redrive.Redrives is implemented
-            assertThat(messages(e)).contains("dev.mailroom.redrive.Redrives");
-            String run = failure(() -> jmx.invoke(name(SEND), "runRedrive", new Object[] {"no-such-plan"},
-                    new String[] {String.class.getName()}));
-            assertThat(run).containsAnyOf("dev.mailroom.redrive.Redrives", "refused (404");
-            String record = failure(() -> jmx.invoke(name(SEND), "redriveRecord", new Object[] {"no-such-plan"},
-                    new String[] {String.class.getName()}));
-            assertThat(record).containsAnyOf("dev.mailroom.redrive.Redrives", "refused (404");
-            // leave nothing open behind
-            jmx.invoke(name(SEND), "discard", new Object[] {id, "JmxIT: cleanup"}, new String[] {"long",
-                    String.class.getName()});
-            return;
-        }
+        String plan = (String) jmx.invoke(name(SEND), "planRedrive", new Object[] {request},
+                new String[] {String.class.getName()});
         JsonNode planned = JSON.readTree(plan);
         assertThat(planned.path("status").asText()).isEqualTo("planned");
         assertThat(planned.path("action").asText()).isEqualTo("discard");
@@ -238,11 +222,19 @@ class JmxIT {
                 new String[] {String.class.getName()}));
         assertThat(run.path("id").asText()).isEqualTo(planId);
         assertThat(run.path("status").asText()).isEqualTo("completed");
-        assertThat(api.getJson("/api/v1/dead-letters/" + id).path("status").asText()).isEqualTo("discarded");
+        JsonNode discarded = api.getJson("/api/v1/dead-letters/" + id);
+        assertThat(discarded.path("status").asText()).isEqualTo("discarded");
+        JsonNode history = discarded.path("history");
+        assertThat(history.get(history.size() - 1).path("actor").asText()).isEqualTo("jmx");
         // a plan is run from its own queue's MBean only
         String elsewhere = failure(() -> jmx.invoke(name(BULK), "runRedrive", new Object[] {planId},
                 new String[] {String.class.getName()}));
         assertThat(elsewhere).contains("refused (409 other_queue)");
+        // unknown plans are refused with the facade's reason
+        assertThat(failure(() -> jmx.invoke(name(SEND), "redriveRecord", new Object[] {"no-such-plan"},
+                new String[] {String.class.getName()}))).contains("IllegalArgumentException").contains("refused (404");
+        assertThat(failure(() -> jmx.invoke(name(SEND), "runRedrive", new Object[] {"no-such-plan"},
+                new String[] {String.class.getName()}))).contains("refused (404");
     }
 
     // ------------------------------------------------------------------ helpers
