@@ -184,6 +184,11 @@ class JmxIT {
         }
         assertThat(jmx.getAttribute(name(BULK), "ConsumersPaused")).isEqualTo(false);
 
+        // pausing is an operator's action
+        HttpResponse<String> byViewer = api.asViewer().post("/api/v1/queues/" + BULK + "/pause", null);
+        assertThat(byViewer.statusCode()).isEqualTo(403);
+        assertThat(jmx.getAttribute(name(BULK), "ConsumersPaused")).isEqualTo(false);
+
         HttpResponse<String> unknown = api.post("/api/v1/queues/no.such.queue/pause", null);
         assertThat(unknown.statusCode()).isEqualTo(404);
         assertThat(JSON.readTree(unknown.body()).path("error").asText()).isEqualTo("queue_not_found");
