@@ -98,6 +98,71 @@ public class DeadLetterQueries {
                 .toList();
     }
 
+    /** Dead letters that arrived (by {@code failed_at}) in [start, start + bucket). */
+    public record Arrivals(Instant start, long count) { }
+
+    /** Most buckets one arrivals query answers (a week of minutes is too many for a chart). */
+    public static final int MAX_BUCKETS = 2000;
+
+    /**
+     * Arrivals per bucket over the last {@code hours} up to {@code now}, on {@code queue} (null: all
+     * queues), oldest bucket first, empty buckets included (see {@link #arrivalBuckets}).
+     */
+    public List<Arrivals> arrivals(String queue, java.time.Duration bucket, int hours, Instant now) {
+        Instant from = arrivalsFrom(bucket, hours, now);
+        StringBuilder jpql = new StringBuilder("select d.failedAt from DeadLetter d where d.failedAt >= :from");
+        if (queue != null) {
+            jpql.append(" and d.sourceQueue = :queue");
+        }
+        var q = em.createQuery(jpql.toString(), Instant.class).setParameter("from", from);
+        if (queue != null) {
+            q.setParameter("queue", queue);
+        }
+        return arrivalBuckets(q.getResultList(), from, now, bucket);
+    }
+
+    /**
+     * The start of the first bucket of an arrivals window: {@code now - hours}, rounded down to a whole
+     * multiple of {@code bucket} since the epoch (so buckets line up from one call to the next).
+     */
+    public static Instant arrivalsFrom(java.time.Duration bucket, int hours, Instant now) {
+        if (bucket.isNegative() || bucket.isZero()) {
+            throw new IllegalArgumentException("bucket must be positive: " + bucket);
+        }
+        long size = bucket.toMillis();
+        long from = now.minus(java.time.Duration.ofHours(hours)).toEpochMilli();
+        return Instant.ofEpochMilli(Math.floorDiv(from, size) * size);
+    }
+
+    /**
+     * Pure bucketing: one {@link Arrivals} per bucket of {@code bucket} from {@code from} up to and including
+     * the bucket that holds {@code now}, with the number of {@code times} in it; times outside are ignored.
+     */
+    public static List<Arrivals> arrivalBuckets(java.util.Collection<Instant> times, Instant from, Instant now,
+                                                java.time.Duration bucket) {
+        long size = bucket.toMillis();
+        if (size <= 0) {
+            throw new IllegalArgumentException("bucket must be at least a millisecond: " + bucket);
+        }
+        long span = now.toEpochMilli() - from.toEpochMilli();
+        int n = span < 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, span / size + 1);
+        long[] counts = new long[n];
+        for (Instant t : times) {
+            if (t == null) {
+                continue;
+            }
+            long offset = t.toEpochMilli() - from.toEpochMilli();
+            if (offset >= 0 && offset / size < n) {
+                counts[(int) (offset / size)]++;
+            }
+        }
+        List<Arrivals> result = new java.util.ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            result.add(new Arrivals(from.plusMillis(i * size), counts[i]));
+        }
+        return result;
+    }
+
     static String normalise(String error) {
         if (error == null) {
             return null;

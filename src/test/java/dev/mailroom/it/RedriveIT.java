@@ -261,6 +261,42 @@ class RedriveIT {
     }
 
     @Test
+    void aDeadLetterThatKeepsFailingAfterReplayStopsAtTheLapCap() {
+        Instant start = Instant.now();
+        String marker = Jobs.runPrefix("redrive-laps");
+        env.jms().sendText(RedriveScenario.QUEUE, "still not a job " + marker);
+        long id = api.awaitJson("/api/v1/dead-letters?queue=" + RedriveScenario.QUEUE + "&reason=poison&from=" + start,
+                page -> page.path("items").size() == 1, Duration.ofSeconds(30)).path("items").get(0).path("id").asLong();
+        for (int lap = 2; lap <= 3; lap++) {
+            JsonNode run = api.postJson("/api/v1/dead-letters/" + id + "/replay", "{\"reason\": \"try again\"}", 202);
+            JsonNode record = scenario.await(run.path("id").asText(), RedriveScenario.status("stopped", "completed")
+                    .and(RedriveScenario.allOutcomes("dead_lettered_again")), Duration.ofSeconds(60));
+            assertThat(record.path("status").asText()).isEqualTo("stopped");
+            long previous = id;
+            JsonNode next = api.awaitJson("/api/v1/dead-letters?queue=" + RedriveScenario.QUEUE + "&reason=poison&status=open"
+                    + "&from=" + start, page -> findPrevious(page, previous) != null, Duration.ofSeconds(30));
+            id = findPrevious(next, previous);
+            JsonNode d = api.getJson("/api/v1/dead-letters/" + id);
+            assertThat(d.path("lap").asInt()).isEqualTo(lap);
+            assertThat(d.path("previous_dead_letter_id").asLong()).isEqualTo(previous);
+            assertThat(api.getJson("/api/v1/dead-letters/" + previous).path("status").asText()).isEqualTo("replayed");
+        }
+        HttpResponse<String> capped = api.post("/api/v1/dead-letters/" + id + "/replay", "{\"reason\": \"once more\"}");
+        assertThat(capped.statusCode()).isEqualTo(409);
+        assertThat(capped.body()).contains("lap_cap");
+    }
+
+    private Long findPrevious(JsonNode page, long previous) {
+        for (JsonNode item : page.path("items")) {
+            JsonNode d = api.getJson("/api/v1/dead-letters/" + item.path("id").asLong());
+            if (d.path("previous_dead_letter_id").asLong() == previous) {
+                return d.path("id").asLong();
+            }
+        }
+        return null;
+    }
+
+    @Test
     void badPlansAndUnknownIdsGetA4xxWithAReason() {
         assertThat(api.post("/api/v1/redrives", "{\"filter\": {}}").statusCode()).isEqualTo(400);
         assertThat(api.post("/api/v1/redrives", "{\"filter\": {\"queue\": \"nope\"}}").body()).contains("unknown queue");

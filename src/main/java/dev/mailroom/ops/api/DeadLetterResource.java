@@ -33,6 +33,8 @@ public class DeadLetterResource {
     @Inject
     dev.mailroom.deadletter.DeadLetterActions actions;
     @Inject
+    java.time.Clock clock;
+    @Inject
     dev.mailroom.redrive.DeadLetterRevisions revisions;
     @Inject
     dev.mailroom.redrive.Redrives redrives;
@@ -69,6 +71,40 @@ public class DeadLetterResource {
         DeadLetterQueries.Filter filter = new DeadLetterQueries.Filter(queue, reason, null, null, null, null, null,
                 null, "all".equals(status) ? null : status, null, instant("from", from), instant("to", to));
         return Response.ok(deadLetters.groups(filter)).build();
+    }
+
+    /**
+     * {@code GET /api/v1/dead-letters/arrivals?queue=&bucket=PT1M&hours=24}: how many dead letters arrived
+     * (by {@code failed_at}) per bucket over the last hours, oldest first, empty buckets included; the
+     * console's arrival-rate chart. {@code bucket} is an ISO-8601 duration from PT1M to P1D, {@code hours}
+     * a whole number from 1 to 720, at most {@value DeadLetterQueries#MAX_BUCKETS} buckets.
+     */
+    @GET
+    @Path("/arrivals")
+    public Response arrivals(@QueryParam("queue") String queue,
+                             @QueryParam("bucket") @DefaultValue("PT1M") String bucket,
+                             @QueryParam("hours") @DefaultValue("24") String hours) {
+        java.time.Duration size;
+        try {
+            size = java.time.Duration.parse(bucket.trim());
+        } catch (DateTimeParseException e) {
+            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_bucket",
+                    "bucket is an ISO-8601 duration such as PT1M, PT15M or PT1H: " + bucket);
+        }
+        if (size.compareTo(java.time.Duration.ofMinutes(1)) < 0 || size.compareTo(java.time.Duration.ofDays(1)) > 0) {
+            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_bucket",
+                    "bucket is from PT1M to P1D: " + bucket);
+        }
+        int h = Limits.parse(hours, 1, 720);
+        if (h < 0) {
+            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_hours", "hours is a whole number from 1 to 720");
+        }
+        if (java.time.Duration.ofHours(h).dividedBy(size) >= DeadLetterQueries.MAX_BUCKETS) {
+            return ApiError.response(Response.Status.BAD_REQUEST, "too_many_buckets", "hours / bucket gives more than "
+                    + DeadLetterQueries.MAX_BUCKETS + " buckets: take a larger bucket or fewer hours");
+        }
+        String q = queue == null || queue.isBlank() ? null : queue.trim();
+        return Response.ok(deadLetters.arrivals(q, size, h, clock.instant())).build();
     }
 
     @GET

@@ -75,19 +75,36 @@ public class AccessFilter extends HttpFilter {
             unauthenticated(request, response, "authentication required: HTTP Basic or a console session");
             return;
         }
+        // Elytron keeps a programmatic login's identity in an HTTP session it creates: a Basic request must not
+        // leave one behind (clients that poll would pile up sessions), and such a session authenticates
+        // nothing here anyway (only a console login's does, see ConsoleSession).
+        boolean hadSession = request.getSession(false) != null;
         try {
-            request.login(basic[0], basic[1]);
-        } catch (ServletException e) {
-            LOG.log(Level.FINE, e, () -> "Basic authentication refused for " + basic[0]);
-            unauthenticated(request, response, "the user name or password is not right");
-            return;
+            try {
+                request.login(basic[0], basic[1]);
+            } catch (ServletException e) {
+                LOG.log(Level.FINE, e, () -> "Basic authentication refused for " + basic[0]);
+                unauthenticated(request, response, "the user name or password is not right");
+                return;
+            }
+            List<String> roles = ConsoleSession.rolesOf(request);
+            if (!AccessRules.permits(method, roles)) {
+                forbidden(response, basic[0], method);
+                return;
+            }
+            chain.doFilter(new AuthenticatedRequest(request, basic[0], roles, HttpServletRequest.BASIC_AUTH), response);
+        } finally {
+            if (!hadSession) {
+                dropSessionOf(request);
+            }
         }
-        List<String> roles = ConsoleSession.rolesOf(request);
-        if (!AccessRules.permits(method, roles)) {
-            forbidden(response, basic[0], method);
-            return;
+    }
+
+    /** Ends the session a Basic request's login created, unless the request became a console login. */
+    private static void dropSessionOf(HttpServletRequest request) {
+        if (ConsoleSession.of(request) == null) {
+            ConsoleSession.end(request);
         }
-        chain.doFilter(new AuthenticatedRequest(request, basic[0], roles, HttpServletRequest.BASIC_AUTH), response);
     }
 
     /** The context-relative path, as the container decoded and normalised it. */

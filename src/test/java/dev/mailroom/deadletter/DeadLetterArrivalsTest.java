@@ -1,0 +1,57 @@
+package dev.mailroom.deadletter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The pure bucketing behind {@code GET /api/v1/dead-letters/arrivals}. */
+class DeadLetterArrivalsTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-30T10:07:30Z");
+
+    @Test
+    void theWindowStartsOnABucketBoundary() {
+        assertThat(DeadLetterQueries.arrivalsFrom(Duration.ofMinutes(15), 1, NOW))
+                .isEqualTo(Instant.parse("2026-11-30T09:00:00Z"));
+        assertThat(DeadLetterQueries.arrivalsFrom(Duration.ofMinutes(1), 24, NOW))
+                .isEqualTo(Instant.parse("2026-11-29T10:07:00Z"));
+    }
+
+    @Test
+    void countsEachTimeInItsBucketAndKeepsEmptyBuckets() {
+        Instant from = DeadLetterQueries.arrivalsFrom(Duration.ofMinutes(15), 1, NOW);
+        List<DeadLetterQueries.Arrivals> buckets = DeadLetterQueries.arrivalBuckets(List.of(
+                Instant.parse("2026-11-30T09:00:00Z"),   // first instant of the first bucket
+                Instant.parse("2026-11-30T09:14:59Z"),
+                Instant.parse("2026-11-30T09:45:00Z"),
+                Instant.parse("2026-11-30T10:07:29Z"),   // the bucket holding now
+                Instant.parse("2026-11-30T08:59:59Z"),   // before the window: ignored
+                Instant.parse("2026-11-30T10:15:00Z")),  // after the last bucket: ignored
+                from, NOW, Duration.ofMinutes(15));
+
+        assertThat(buckets).extracting(DeadLetterQueries.Arrivals::start).containsExactly(
+                Instant.parse("2026-11-30T09:00:00Z"), Instant.parse("2026-11-30T09:15:00Z"),
+                Instant.parse("2026-11-30T09:30:00Z"), Instant.parse("2026-11-30T09:45:00Z"),
+                Instant.parse("2026-11-30T10:00:00Z"));
+        assertThat(buckets).extracting(DeadLetterQueries.Arrivals::count).containsExactly(2L, 0L, 0L, 1L, 1L);
+    }
+
+    @Test
+    void noTimesGivesZeroBuckets() {
+        Instant from = DeadLetterQueries.arrivalsFrom(Duration.ofHours(1), 24, NOW);
+        List<DeadLetterQueries.Arrivals> buckets = DeadLetterQueries.arrivalBuckets(List.of(), from, NOW,
+                Duration.ofHours(1));
+        assertThat(buckets).hasSize(25);
+        assertThat(buckets).allSatisfy(b -> assertThat(b.count()).isZero());
+    }
+
+    @Test
+    void aBucketMustBePositive() {
+        assertThatThrownBy(() -> DeadLetterQueries.arrivalsFrom(Duration.ZERO, 1, NOW))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}

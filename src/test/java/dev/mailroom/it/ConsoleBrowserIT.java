@@ -1,0 +1,417 @@
+package dev.mailroom.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mailroom.it.support.ItEnvironment;
+import dev.mailroom.testsupport.SmtpTestServer;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The web console in a real headless Chromium (Debian's {@code chromium} + {@code chromium-driver}, which
+ * {@code .ci/run} installs): an operator signs in, sees the queue on the dashboard, filters the dead letters by
+ * reason, opens one (payload as text and hex), discards one with a reason, plans a redrive of the rest, reviews
+ * the exact cohort, runs it, watches it and reads the recovery record; a viewer sees every action disabled and
+ * the server refuses a viewer's write.
+ *
+ * <p>Dead letters are made the way production makes them: the loopback SMTP server answers {@code 550 5.7.1}
+ * (content policy: dead-lettered at once as {@code manual_review}) and {@code 554 5.9.99} (unmapped); once no
+ * failure is scripted any more it accepts, so the replay sends. Every job carries a campaign no other test uses,
+ * so counts are exact on the shared server.
+ */
+@Tag("console")
+class ConsoleBrowserIT {
+
+    static final Path CHROMEDRIVER = Path.of(System.getProperty("mailroom.it.chromedriver", "/usr/bin/chromedriver"));
+    static final String CHROMIUM = System.getProperty("mailroom.it.chromium", "/usr/bin/chromium");
+    static final Duration WAIT = Duration.ofSeconds(30);
+    static final Duration DEAD_LETTERED = Duration.ofSeconds(120);
+    static final Duration REDRIVE = Duration.ofMinutes(4);
+
+    private final ItEnvironment env = ItEnvironment.get();
+    private final SmtpTestServer smtp = env.smtp();
+    private WebDriver driver;
+    private Path profileDir;
+
+    /**
+     * A screenshot and the page source of the failing moment, in {@code <build dir>/console-screenshots} (taken
+     * right after the test method, before {@code @AfterEach} closes the browser).
+     */
+    @RegisterExtension
+    final AfterTestExecutionCallback screenshots = context -> {
+        if (driver == null || context.getExecutionException().isEmpty()) {
+            return;
+        }
+        try {
+            Path dir = ItEnvironment.workDir().getParent().resolve("console-screenshots");
+            Files.createDirectories(dir);
+            String name = context.getRequiredTestMethod().getName();
+            File shot = ((ChromeDriver) driver).getScreenshotAs(OutputType.FILE);
+            Files.copy(shot.toPath(), dir.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+            Files.writeString(dir.resolve(name + ".html"), driver.getCurrentUrl() + "\n" + driver.getPageSource());
+            System.err.println("[console-it] screenshot of the failure in " + dir.resolve(name + ".png"));
+        } catch (IOException | RuntimeException e) {
+            System.err.println("[console-it] no screenshot: " + e);
+        }
+    };
+
+    @AfterEach
+    void quitBrowser() {
+        quit();
+    }
+
+    // ------------------------------------------------------------------------------------------ the scenarios
+
+    @Test
+    void anOperatorTriagesDiscardsAndRedrivesDeadLettersInTheConsole() {
+        String prefix = Jobs.runPrefix("console");
+        String campaign = prefix + "campaign";
+        List<String> ids = Jobs.ids(prefix, 5);
+        // the SMTP server refuses these five (four for content policy, one with a code nobody knows; which job
+        // gets which reply depends on the consumers' order), then accepts everything again
+        for (int i = 0; i < 4; i++) {
+            smtp.enqueueReply(550, "5.7.1 Message rejected: content violates policy");
+        }
+        smtp.enqueueReply(554, "5.9.99 something nobody has seen");
+        for (String id : ids) {
+            env.jms().sendText("mail.send", job(id, campaign));
+        }
+
+        startBrowser();
+        signIn("operator", "operator-pass");
+
+        // the dashboard shows the queue with its open dead letters and their arrivals
+        waitFor(d -> {
+            List<WebElement> cards = d.findElements(By.cssSelector("[data-testid=queue-card][data-queue='mail.send']"));
+            return !cards.isEmpty() && number(cards.get(0).findElement(testId("open-count")).getText()) >= 5;
+        }, DEAD_LETTERED, "dashboard: mail.send with at least 5 open dead letters", true);
+        WebElement card = driver.findElement(By.cssSelector("[data-testid=queue-card][data-queue='mail.send']"));
+        assertThat(card.findElement(testId("oldest-age")).getText()).isNotBlank().isNotEqualTo("—");
+        wait(WAIT).until(d -> !card.findElements(testId("arrivals-chart")).isEmpty());
+        assertThat(Integer.parseInt(card.findElement(testId("arrivals-chart")).getAttribute("data-total")))
+                .isGreaterThanOrEqualTo(5);
+        assertThat(card.findElements(By.cssSelector("[data-testid=failure-group][data-reason=manual_review]")))
+                .isNotEmpty();
+
+        // the list, filtered by campaign, then by reason
+        click(testId("nav-dead-letters"));
+        setField("filter-status", "");
+        setField("filter-campaign_id", campaign);
+        click(testId("dl-filter-submit"));
+        List<WebElement> all = waitForRows(5, "campaign_id=" + campaign);
+        assertThat(all).extracting(r -> r.getAttribute("data-reason"))
+                .containsExactlyInAnyOrder("manual_review", "manual_review", "manual_review", "manual_review",
+                        "unmapped_error");
+        setField("filter-reason", "manual_review");
+        click(testId("dl-filter-submit"));
+        List<WebElement> rows = waitForRows(4, "reason=manual_review");
+        assertThat(rows).allSatisfy(r -> assertThat(r.getAttribute("data-reason")).isEqualTo("manual_review"));
+        List<String> policy = rows.stream().map(r -> r.getAttribute("data-message-id")).toList();
+        assertThat(ids).containsAll(policy);
+        String unmapped = ids.stream().filter(id -> !policy.contains(id)).findFirst().orElseThrow();
+        assertThat(driver.getCurrentUrl()).contains("reason=manual_review").contains("campaign_id=");
+
+        // one dead letter in detail: envelope, payload as text and as hex, attempts, timeline
+        String discardId = rows.get(0).getAttribute("data-id");
+        rows.get(0).findElement(testId("dl-link")).click();
+        WebElement text = wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("payload-text")));
+        String messageId = driver.findElement(testId("env-message-id")).getText();
+        assertThat(policy).contains(messageId);
+        assertThat(text.getText()).contains("\"message_id\": \"" + messageId + "\"");
+        assertThat(driver.findElement(testId("payload-hex")).getText()).startsWith("00000000  7b");
+        assertThat(driver.findElement(testId("env-reason")).getText()).isEqualTo("manual_review");
+        assertThat(driver.findElement(testId("env-failure-class")).getText()).isEqualTo("content_policy");
+        assertThat(driver.findElement(testId("attempts")).getText()).contains("550");
+        assertThat(driver.findElement(testId("timeline")).getText()).isNotBlank();
+        assertThat(driver.findElement(testId("dl-status")).getText()).isEqualTo("open");
+
+        // an edit the job schema refuses shows the server's reason and saves nothing
+        WebElement payload = driver.findElement(testId("edit-payload"));
+        payload.clear();
+        payload.sendKeys("{\"schema_version\": 1, \"message_id\": \"" + messageId + "\"}");
+        driver.findElement(testId("edit-reason")).sendKeys("console test: an invalid edit");
+        click(testId("edit-button"));
+        WebElement refused = wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("edit-errors")));
+        assertThat(refused.getText()).startsWith("The payload was refused: ");
+        assertThat(driver.findElement(testId("edit-new-key")).isSelected()).as("new idempotency key: off by default")
+                .isFalse();
+
+        // discard it with a reason
+        driver.findElement(testId("discard-reason")).sendKeys("console test: the customer cancelled");
+        click(testId("discard-button"));
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("dl-status"), "discarded"));
+        assertThat(driver.findElement(testId("history")).getText())
+                .contains("discarded").contains("console test: the customer cancelled").contains("operator");
+        assertThat(driver.findElement(testId("discard-button")).isEnabled()).isFalse();
+
+        // plan a redrive of the open manual_review ones of this campaign: a dry run, reviewed first
+        click(testId("nav-new-redrive"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("redrive-filter")));
+        new Select(driver.findElement(testId("redrive-action"))).selectByValue("replay");
+        setField("filter-reason", "manual_review");
+        setField("filter-campaign_id", campaign);
+        setField("opt-sample_size", "1");
+        setField("opt-rate_per_second", "10");
+        driver.findElement(testId("redrive-reason")).sendKeys("console test: the policy was a false positive");
+        click(testId("redrive-filter-submit"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("review")));
+        assertThat(driver.findElement(testId("redrive-status")).getText()).isEqualTo("planned");
+        assertThat(driver.findElement(testId("cohort-count")).getText()).isEqualTo("3");
+        assertThat(driver.findElement(By.cssSelector("[data-testid=by-reason] tr[data-key=manual_review]")).getText())
+                .contains("3");
+        assertThat(driver.findElement(By.cssSelector("[data-testid=by-queue] tr[data-key='mail.send']")).getText())
+                .contains("3");
+        List<WebElement> planned = driver.findElements(By.cssSelector("[data-testid=review-entries] [data-testid=entry-row]"));
+        assertThat(planned).extracting(r -> r.getAttribute("data-dead-letter-id")).hasSize(3).doesNotContain(discardId);
+        String redriveUrl = driver.getCurrentUrl();
+
+        // run it and watch the live progress until every entry is sent
+        click(testId("run-button"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("progress")));
+        waitFor(d -> d.findElement(testId("redrive-progress")).getText().startsWith("3 of 3"), REDRIVE,
+                "progress: 3 of 3 entries reached", false);
+        waitFor(d -> {
+            List<WebElement> entries = d.findElements(By.cssSelector("[data-testid=record-entries] [data-testid=entry-row]"));
+            return entries.size() == 3 && entries.stream().allMatch(e -> "sent".equals(e.getAttribute("data-outcome")));
+        }, REDRIVE, "recovery record: 3 entries, every one sent", false);
+        assertThat(driver.findElement(testId("redrive-status")).getText()).isEqualTo("completed");
+        assertThat(driver.findElement(By.cssSelector("[data-testid=outcomes] tr[data-outcome=sent]")).getText())
+                .contains("3");
+        assertThat(driver.getCurrentUrl()).isEqualTo(redriveUrl);
+
+        // the recovery record stays readable afterwards, from the list of redrives
+        String redriveId = redriveUrl.substring(redriveUrl.lastIndexOf('/') + 1);
+        click(testId("nav-redrives"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(
+                By.cssSelector("[data-testid=redrive-row][data-id='" + redriveId + "']")));
+
+        // and the SMTP server got exactly the three replayed mails, under their original idempotency keys
+        Set<String> expected = policy.stream().filter(id -> !id.equals(messageId)).map(Jobs::smtpMessageId)
+                .collect(Collectors.toSet());
+        assertThat(smtp.received()).extracting(SmtpTestServer.ReceivedMail::messageId)
+                .containsAll(expected)
+                .doesNotContain(Jobs.smtpMessageId(messageId), Jobs.smtpMessageId(unmapped));
+    }
+
+    @Test
+    void aViewerSeesEveryActionDisabledAndTheServerRefusesAViewersWrite() {
+        String prefix = Jobs.runPrefix("console-viewer");
+        String campaign = prefix + "campaign";
+        smtp.enqueueReply(550, "5.7.1 Message rejected: content violates policy");
+        env.jms().sendText("mail.send", job(prefix + "0", campaign));
+
+        startBrowser();
+        driver.get(env.server().baseUrl() + "/console/login.html");
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("login-username"))).sendKeys("viewer");
+        driver.findElement(testId("login-password")).sendKeys("not-the-password");
+        click(testId("login-submit"));
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("login-error"), "Wrong user name or password."));
+        signIn("viewer", "viewer-pass");
+        assertThat(driver.findElement(testId("whoami")).getText()).contains("viewer");
+
+        click(testId("nav-dead-letters"));
+        setField("filter-campaign_id", campaign);
+        click(testId("dl-filter-submit"));
+        List<WebElement> rows = waitForRows(1, "campaign_id=" + campaign);
+        String id = rows.get(0).getAttribute("data-id");
+        rows.get(0).findElement(testId("dl-link")).click();
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("payload-hex")));
+        assertThat(driver.findElement(testId("dl-status")).getText()).isEqualTo("open");
+        assertThat(driver.findElement(testId("viewer-note")).isDisplayed()).isTrue();
+        for (String button : List.of("discard-button", "edit-button", "replay-button")) {
+            assertThat(driver.findElement(testId(button)).isEnabled()).as(button).isFalse();
+        }
+
+        click(testId("nav-new-redrive"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("redrive-filter")));
+        assertThat(driver.findElement(testId("redrive-filter-submit")).isEnabled()).isFalse();
+        assertThat(driver.findElement(testId("viewer-note")).getText()).contains("operator");
+
+        // the buttons are only a courtesy: the server itself refuses the viewer's discard
+        @SuppressWarnings("unchecked")
+        Map<String, Object> answer = (Map<String, Object>) ((JavascriptExecutor) driver).executeAsyncScript("""
+                const done = arguments[arguments.length - 1];
+                fetch('../api/v1/dead-letters/' + arguments[0] + '/discard', {method: 'POST', credentials: 'same-origin',
+                    headers: {'Content-Type': 'application/json', 'X-Mailroom-Console': '1',
+                              'X-CSRF-Token': sessionStorage.getItem('mailroom.csrf') || ''},
+                    body: JSON.stringify({reason: 'a viewer tries'})})
+                  .then(r => r.json().then(b => done({status: r.status, error: b.error})))
+                  .catch(e => done({status: -1, error: String(e)}));
+                """, id);
+        assertThat(answer).containsEntry("status", 403L).containsEntry("error", "forbidden");
+
+        // the chart's endpoint refuses a bucket it cannot draw, with a reason
+        @SuppressWarnings("unchecked")
+        Map<String, Object> chart = (Map<String, Object>) ((JavascriptExecutor) driver).executeAsyncScript("""
+                const done = arguments[arguments.length - 1];
+                fetch('../api/v1/dead-letters/arrivals?bucket=PT1S', {headers: {'X-Mailroom-Console': '1'}})
+                  .then(r => r.json().then(b => done({status: r.status, error: b.error})))
+                  .catch(e => done({status: -1, error: String(e)}));
+                """);
+        assertThat(chart).containsEntry("status", 400L).containsEntry("error", "invalid_bucket");
+        driver.get(env.server().baseUrl() + "/console/index.html#/dead-letters/" + id);
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("dl-status"), "open"));
+    }
+
+    // ------------------------------------------------------------------------------------------ helpers
+
+    private static String job(String messageId, String campaign) {
+        return """
+                {"schema_version": 1, "message_id": "%s", "tenant": "console-it", "campaign_id": "%s",
+                 "from": "Mailroom IT <noreply@example.com>", "to": ["alice@example.com"],
+                 "subject": "Hello %s", "text": "Hi Alice, this is %s."}""".formatted(messageId, campaign, messageId,
+                messageId);
+    }
+
+    private void startBrowser() {
+        try {
+            profileDir = Files.createTempDirectory("mailroom-chromium-");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM);
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-proxy-server", "--window-size=1400,1000", "--user-data-dir=" + profileDir);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
+        driver = new ChromeDriver(service, options);
+        driver.manage().timeouts().scriptTimeout(WAIT);
+    }
+
+    private void quit() {
+        if (driver != null) {
+            try {
+                driver.quit();
+            } catch (RuntimeException ignored) {
+                // already gone
+            }
+            driver = null;
+        }
+        if (profileDir != null) {
+            try (Stream<Path> files = Files.walk(profileDir)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException ignored) {
+                // a temp dir
+            }
+            profileDir = null;
+        }
+    }
+
+    /** Opens the console unauthenticated: it must send us to the login page; signs in there. */
+    private void signIn(String user, String password) {
+        driver.get(env.server().baseUrl() + "/console/");
+        wait(WAIT).until(ExpectedConditions.urlContains("/console/login.html"));
+        WebElement name = wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("login-username")));
+        name.sendKeys(user);
+        driver.findElement(testId("login-password")).sendKeys(password);
+        click(testId("login-submit"));
+        wait(WAIT).until(ExpectedConditions.urlContains("/console/index.html"));
+        wait(WAIT).until(ExpectedConditions.textToBePresentInElementLocated(testId("whoami"), user));
+    }
+
+    private static By testId(String id) {
+        return By.cssSelector("[data-testid='" + id + "']");
+    }
+
+    private WebDriverWait wait(Duration timeout) {
+        WebDriverWait wait = new WebDriverWait(driver, timeout, Duration.ofMillis(200));
+        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
+        wait.ignoring(org.openqa.selenium.NoSuchElementException.class);
+        return wait;
+    }
+
+    /**
+     * Waits for a condition of the page; {@code reload} reloads the current route between checks (for what the
+     * page only shows once the server has it: dead letters arriving).
+     */
+    private void waitFor(java.util.function.Function<WebDriver, Boolean> condition, Duration timeout, String what,
+                         boolean reload) {
+        WebDriverWait wait = wait(timeout);
+        wait.withMessage(what);
+        long[] lastReload = {System.nanoTime()};
+        wait.until(d -> {
+            if (Boolean.TRUE.equals(condition.apply(d))) {
+                return true;
+            }
+            if (reload && System.nanoTime() - lastReload[0] > Duration.ofSeconds(2).toNanos()) {
+                lastReload[0] = System.nanoTime();
+                d.navigate().refresh();
+            }
+            return false;
+        });
+    }
+
+    /**
+     * Waits until the dead-letter list of the current filter (its URL has {@code urlPart}) shows exactly {@code n}
+     * rows, submitting the filter again every two seconds meanwhile (dead letters arrive asynchronously).
+     */
+    private List<WebElement> waitForRows(int n, String urlPart) {
+        long[] lastSubmit = {System.nanoTime()};
+        waitFor(d -> {
+            if (!d.getCurrentUrl().contains(urlPart) || d.findElements(testId("dl-count")).isEmpty()) {
+                return false;
+            }
+            if (d.findElements(testId("dl-row")).size() == n) {
+                return true;
+            }
+            if (System.nanoTime() - lastSubmit[0] > Duration.ofSeconds(2).toNanos()) {
+                lastSubmit[0] = System.nanoTime();
+                d.findElement(testId("dl-filter-submit")).click();
+            }
+            return false;
+        }, DEAD_LETTERED, "dead-letter list " + urlPart + " with " + n + " rows", false);
+        return driver.findElements(testId("dl-row"));
+    }
+
+    private void click(By by) {
+        wait(WAIT).until(ExpectedConditions.elementToBeClickable(by)).click();
+    }
+
+    private void setField(String testId, String value) {
+        WebElement el = wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId(testId)));
+        if ("select".equals(el.getTagName())) {
+            new Select(el).selectByValue(value);
+        } else {
+            el.clear();
+            el.sendKeys(value);
+        }
+    }
+
+    private static int number(String s) {
+        try {
+            return Integer.parseInt(s.trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+}
