@@ -41,6 +41,14 @@ if [ -n "${MAILROOM_VIEWER_PASSWORD:-}" ]; then
   app_user "${MAILROOM_VIEWER_USER:-viewer}" "$MAILROOM_VIEWER_PASSWORD" mailroom-viewer
 fi
 
+# Management user (ManagementRealm): JMX clients (remote+http on the management port, e.g. jconsole with
+# bin/client/jboss-client.jar) and the management console log in with it. Added only when
+# MAILROOM_ADMIN_PASSWORD is set (MAILROOM_ADMIN_USER, default admin); no default password here.
+if [ -n "${MAILROOM_ADMIN_PASSWORD:-}" ]; then
+  "$home/bin/add-user.sh" -m -s -sc "$cfg" \
+    -u "${MAILROOM_ADMIN_USER:-admin}" -p "$MAILROOM_ADMIN_PASSWORD" >/dev/null
+fi
+
 # PostgreSQL when MAILROOM_DB_URL names it: the datasource's driver follows the URL.
 conf="$home/bin/standalone.conf"
 if ! grep -q 'mailroom: database driver' "$conf"; then

@@ -26,6 +26,18 @@ public class DeadLetterStats {
     /** Every figure at one instant. */
     public record Snapshot(Instant asOf, List<OpenGroup> open, List<JobStateCount> jobStates) { }
 
+    /** Open dead letters of one queue now: how many, and when the oldest of them failed (null if none). */
+    public record QueueOpen(String queue, long open, Instant oldestFailedAt) { }
+
+    public QueueOpen open(String queue) {
+        Object[] r = em.createQuery("""
+                        select count(d), min(d.failedAt) from DeadLetter d
+                        where d.status = 'open' and d.sourceQueue = :queue""", Object[].class)
+                .setParameter("queue", queue)
+                .getSingleResult();
+        return new QueueOpen(queue, ((Number) r[0]).longValue(), (Instant) r[1]);
+    }
+
     public Snapshot snapshot(Instant asOf) {
         List<OpenGroup> open = em.createQuery("""
                         select d.sourceQueue, d.reason, count(d), min(d.failedAt), min(d.retentionUntil)

@@ -11,10 +11,15 @@ import jakarta.ws.rs.ext.Provider;
 @Provider
 public class JacksonConfig implements ContextResolver<ObjectMapper> {
 
-    private final ObjectMapper mapper = new ObjectMapper()
-            .registerModule(new JavaTimeModule())
-            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-            .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
+    private final ObjectMapper mapper = newMapper();
+
+    /** A mapper configured like the API's, for adapters that write the same JSON outside JAX-RS (JMX). */
+    public static ObjectMapper newMapper() {
+        return new ObjectMapper()
+                .registerModule(new JavaTimeModule())
+                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
+    }
 
     @Override
     public ObjectMapper getContext(Class<?> type) {

@@ -1,27 +1,40 @@
 package dev.mailroom.ops.api;
 
 import dev.mailroom.ops.BrokerQueues;
+import dev.mailroom.ops.ConsumerControl;
 import dev.mailroom.ops.MailroomConfig;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
 import java.util.List;
 
-/** {@code GET /api/v1/queues}: per send queue its depth, messages in flight, and its DLQ's depth. */
+/**
+ * {@code GET /api/v1/queues}: per send queue its depth, messages in flight, its DLQ's depth, and whether its
+ * consumers are paused on this node. {@code POST /api/v1/queues/{queue}/pause} and {@code /resume}: stop and
+ * start the queue's consumers on this node ({@link ConsumerControl}); an unknown queue is a 404.
+ */
 @Path("/v1/queues")
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueResource {
 
     public record QueueView(String queue, long depth, long inFlight, long scheduled, long consumers,
-                            String deadLetterQueue, long deadLetterDepth) { }
+                            String deadLetterQueue, long deadLetterDepth, boolean paused) { }
 
     @Inject
     MailroomConfig config;
     @Inject
     BrokerQueues broker;
+    @Inject
+    ConsumerControl consumers;
+    @Context
+    SecurityContext security;
 
     @GET
     public Response queues() {
@@ -30,11 +43,28 @@ public class QueueResource {
                 BrokerQueues.QueueFigures send = broker.figures(q);
                 BrokerQueues.QueueFigures dlq = broker.figures("DLQ." + q);
                 return new QueueView(q, send.depth(), send.inFlight(), send.scheduled(), send.consumers(),
-                        dlq.name(), dlq.depth());
+                        dlq.name(), dlq.depth(), consumers.paused(q));
             }).toList();
             return Response.ok(views).build();
         } catch (BrokerQueues.BrokerUnavailableException e) {
             return ApiError.response(Response.Status.SERVICE_UNAVAILABLE, "broker_unavailable", e.getMessage());
         }
+    }
+
+    /** Stops the queue's consumers on this node: its messages stay on the broker until resumed. */
+    @POST
+    @Path("/{queue}/pause")
+    public ConsumerControl.QueueConsumers pause(@PathParam("queue") String queue) {
+        return consumers.pause(queue, actor());
+    }
+
+    @POST
+    @Path("/{queue}/resume")
+    public ConsumerControl.QueueConsumers resume(@PathParam("queue") String queue) {
+        return consumers.resume(queue, actor());
+    }
+
+    private String actor() {
+        return Actors.of(security);
     }
 }

@@ -1,0 +1,40 @@
+package dev.mailroom.ops.jmx;
+
+import dev.mailroom.ops.Refused;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * What a JMX client gets when an operation fails: JDK exceptions only (the client has none of Mailroom's or the
+ * server's classes), with a message that says why, and never a cause it could not deserialize.
+ * A refusal ({@link Refused} anywhere in the cause chain) becomes an {@link IllegalArgumentException};
+ * a capability this build lacks an {@link UnsupportedOperationException}; anything else is logged with an
+ * incident id and becomes an {@link IllegalStateException} naming it.
+ */
+final class JmxErrors {
+
+    private static final Logger LOG = Logger.getLogger(JmxErrors.class.getName());
+
+    private JmxErrors() {
+    }
+
+    static RuntimeException forClient(String operation, String queue, RuntimeException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof Refused r) {
+                return new IllegalArgumentException("refused (" + r.status() + " " + r.error() + "): " + r.getMessage());
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        if (e instanceof UnsupportedOperationException) {
+            return new UnsupportedOperationException(e.getMessage());
+        }
+        String incident = UUID.randomUUID().toString();
+        LOG.log(Level.SEVERE, e, () -> String.format("JMX %s on %s failed, incident %s", operation, queue, incident));
+        return new IllegalStateException(operation + " on " + queue + " failed: " + e.getClass().getSimpleName()
+                + (e.getMessage() == null ? "" : ": " + e.getMessage()) + " (incident " + incident
+                + " is in the server log)");
+    }
+}

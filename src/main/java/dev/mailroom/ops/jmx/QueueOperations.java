@@ -1,0 +1,144 @@
+package dev.mailroom.ops.jmx;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mailroom.deadletter.DeadLetter;
+import dev.mailroom.deadletter.DeadLetterActions;
+import dev.mailroom.deadletter.DeadLetterQueries;
+import dev.mailroom.deadletter.DeadLetterStats;
+import dev.mailroom.ops.BrokerQueues;
+import dev.mailroom.ops.ConsumerControl;
+import dev.mailroom.ops.Refused;
+import dev.mailroom.ops.api.JacksonConfig;
+import dev.mailroom.redrive.RedriveRecord;
+import dev.mailroom.redrive.RedriveRequest;
+import dev.mailroom.redrive.Redrives;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.control.ActivateRequestContext;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * What the queue MBeans do, on the core the REST API uses. The MBeans call it inside the deployment
+ * ({@link QueueMBeans#inDeployment}: naming context, class loader) and without a transaction: the core's beans
+ * bring their own transactions; a request context is activated per call.
+ * Refusals stay {@link Refused} here; {@link QueueDeadLetters} turns them into what a JMX client can read.
+ */
+@ApplicationScoped
+@ActivateRequestContext
+public class QueueOperations {
+
+    /** The actor JMX operations are recorded with. */
+    static final String ACTOR = "jmx";
+
+    @Inject
+    BrokerQueues broker;
+    @Inject
+    DeadLetterStats stats;
+    @Inject
+    DeadLetterQueries queries;
+    @Inject
+    DeadLetterActions actions;
+    @Inject
+    ConsumerControl consumers;
+    @Inject
+    Redrives redrives;
+    @Inject
+    Clock clock;
+
+    private final ObjectMapper json = JacksonConfig.newMapper();
+
+    public long depth(String queue) {
+        return broker.figures("DLQ." + queue).depth();
+    }
+
+    public long openDeadLetters(String queue) {
+        return stats.open(queue).open();
+    }
+
+    public long oldestOpenAgeSeconds(String queue) {
+        Instant oldest = stats.open(queue).oldestFailedAt();
+        return oldest == null ? 0 : Math.max(0, Duration.between(oldest, clock.instant()).getSeconds());
+    }
+
+    public boolean consumersPaused(String queue) {
+        return consumers.paused(queue);
+    }
+
+    public void pause(String queue) {
+        consumers.pause(queue, ACTOR);
+    }
+
+    public void resume(String queue) {
+        consumers.resume(queue, ACTOR);
+    }
+
+    public String planRedrive(String queue, String filterJson) {
+        RedriveRequest request = JmxRequests.forQueue(filterJson, queue, json);
+        return write(facade("plan", () -> redrives.plan(request, ACTOR)));
+    }
+
+    public String runRedrive(String queue, String planId) {
+        requireId(planId);
+        RedriveRecord plan = facade("record", () -> redrives.record(planId));
+        String planQueue = plan == null || plan.filter() == null ? null : plan.filter().queue();
+        if (!queue.equals(planQueue)) {
+            throw new Refused(409, "other_queue", "plan " + planId + " selects dead letters of "
+                    + (planQueue == null ? "every queue" : planQueue) + ", not only " + queue
+                    + "; run it where it was planned (its queue's MBean or the REST API)");
+        }
+        return write(facade("run", () -> redrives.run(planId, ACTOR)));
+    }
+
+    public String redriveRecord(String planId) {
+        requireId(planId);
+        return write(facade("record", () -> redrives.record(planId)));
+    }
+
+    public String discard(String queue, long deadLetterId, String reason) {
+        String of = queries.envelope(deadLetterId).map(DeadLetterQueries.Envelope::sourceQueue)
+                .orElseThrow(() -> new Refused(404, "dead_letter_not_found", "no dead letter with id " + deadLetterId));
+        if (!queue.equals(of)) {
+            throw new Refused(409, "other_queue", "dead letter " + deadLetterId + " is of queue " + of + ", not "
+                    + queue + " (use that queue's MBean)");
+        }
+        DeadLetter d = actions.discard(deadLetterId, ACTOR, reason);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("id", d.getId());
+        out.put("message_id", d.getMessageId());
+        out.put("source_queue", d.getSourceQueue());
+        out.put("status", d.getStatus());
+        out.put("actor", ACTOR);
+        out.put("reason", reason == null ? null : reason.trim());
+        return write(out);
+    }
+
+    private static void requireId(String planId) {
+        if (planId == null || planId.isBlank()) {
+            throw new Refused(400, "invalid_request", "a plan id is required");
+        }
+    }
+
+    /** A call into the redrive facade; "not implemented" names the facade method, for the operator and the log. */
+    private static <T> T facade(String method, Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (UnsupportedOperationException e) {
+            throw new UnsupportedOperationException("the redrive facade " + Redrives.class.getName() + "." + method
+                    + " is not available in this build: " + e.getMessage());
+        }
+    }
+
+    private String write(Object value) {
+        try {
+            return json.writeValueAsString(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("could not write the answer as JSON: " + e.getOriginalMessage(), e);
+        }
+    }
+}
