@@ -56,12 +56,18 @@ public class DeadLetterQueries {
         return new Page(more ? rows.subList(0, limit) : rows, offset, limit, more ? offset + limit : null);
     }
 
+    /** What a redrive plan needs of a dead letter: its identity and state, never its payload. */
+    public record Candidate(long id, String messageId, String sourceQueue, String reason, String failureClass,
+                            Instant failedAt, int lap, String idempotencyKey, String status) { }
+
     /**
      * The dead letters the filter selects, oldest first, at most {@code max} (+1, so a caller sees that
      * there are more); {@code ids}, when not null, narrows to those entries.
      */
-    public List<DeadLetter> matching(Filter f, java.util.Collection<Long> ids, int max) {
-        StringBuilder jpql = new StringBuilder("select d from DeadLetter d where 1 = 1");
+    public List<Candidate> matching(Filter f, java.util.Collection<Long> ids, int max) {
+        StringBuilder jpql = new StringBuilder("""
+                select d.id, d.messageId, d.sourceQueue, d.reason, d.failureClass, d.failedAt, d.lap,
+                d.idempotencyKey, d.status from DeadLetter d where 1 = 1""");
         Map<String, Object> params = new LinkedHashMap<>();
         where(jpql, params, f);
         if (ids != null) {
@@ -69,9 +75,10 @@ public class DeadLetterQueries {
             params.put("ids", ids);
         }
         jpql.append(" order by d.failedAt, d.id");
-        TypedQuery<DeadLetter> q = em.createQuery(jpql.toString(), DeadLetter.class).setMaxResults(max + 1);
+        TypedQuery<Object[]> q = em.createQuery(jpql.toString(), Object[].class).setMaxResults(max + 1);
         params.forEach(q::setParameter);
-        return q.getResultList();
+        return q.getResultStream().map(r -> new Candidate((Long) r[0], (String) r[1], (String) r[2], (String) r[3],
+                (String) r[4], (Instant) r[5], (Integer) r[6], (String) r[7], (String) r[8])).toList();
     }
 
     /** Counts by group for the filter (open and resolved alike unless the filter says a status). */

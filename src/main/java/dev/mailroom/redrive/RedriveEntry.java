@@ -1,6 +1,6 @@
 package dev.mailroom.redrive;
 
-import dev.mailroom.deadletter.DeadLetter;
+import dev.mailroom.deadletter.DeadLetterQueries;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
@@ -51,19 +51,19 @@ public class RedriveEntry {
     protected RedriveEntry() {
     }
 
-    RedriveEntry(String redriveId, DeadLetter d, int position, String phase, int plannedRevision) {
+    RedriveEntry(String redriveId, DeadLetterQueries.Candidate d, int position, String phase, int plannedRevision) {
         this.redriveId = redriveId;
-        this.deadLetterId = d.getId();
+        this.deadLetterId = d.id();
         this.position = position;
         this.phase = phase;
-        this.messageId = d.getMessageId();
-        this.sourceQueue = d.getSourceQueue();
-        this.reason = d.getReason();
-        this.failureClass = d.getFailureClass();
-        this.failedAt = d.getFailedAt();
-        this.lap = d.getLap();
+        this.messageId = d.messageId();
+        this.sourceQueue = d.sourceQueue();
+        this.reason = d.reason();
+        this.failureClass = d.failureClass();
+        this.failedAt = d.failedAt();
+        this.lap = d.lap();
         this.plannedRevision = plannedRevision;
-        this.idempotencyKey = d.getIdempotencyKey();
+        this.idempotencyKey = d.idempotencyKey();
         this.outcome = Outcome.pending.name();
     }
 

@@ -2,6 +2,7 @@ package dev.mailroom.redrive;
 
 import dev.mailroom.deadletter.DeadLetter;
 import dev.mailroom.deadletter.DeadLetterActions;
+import dev.mailroom.deadletter.DeadLetterQueries;
 import dev.mailroom.ops.Refused;
 import dev.mailroom.send.Destinations;
 import dev.mailroom.send.Incoming;
@@ -22,7 +23,9 @@ import jakarta.transaction.Transactional;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The steps of a run, each its own JTA transaction: what a crash can interrupt is a whole step or
@@ -32,6 +35,8 @@ import java.util.List;
 @ApplicationScoped
 public class RedriveSteps {
 
+    /** Rows per flush when a step touches a whole cohort. */
+    private static final int BATCH = 200;
     /** How long a publish waits for the broker's DLQ copy to be handed over. */
     private static final long DLQ_RECEIVE_TIMEOUT_MS = 2_000;
 
@@ -49,13 +54,18 @@ public class RedriveSteps {
     Clock clock;
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public void persistPlan(Redrive plan, List<DeadLetter> cohort, int sampleSize) {
+    public void persistPlan(Redrive plan, List<DeadLetterQueries.Candidate> cohort, int sampleSize) {
         em.persist(plan);
+        Map<Long, Integer> revisions = latestRevisions(cohort.stream().map(DeadLetterQueries.Candidate::id).toList());
         int position = 0;
-        for (DeadLetter d : cohort) {
+        for (DeadLetterQueries.Candidate d : cohort) {
             String phase = plan.actionValue() == Redrive.Action.discard ? "discard"
                     : position < sampleSize ? "sample" : "remainder";
-            em.persist(new RedriveEntry(plan.getId(), d, position++, phase, latestRevision(d.getId())));
+            em.persist(new RedriveEntry(plan.getId(), d, position++, phase, revisions.getOrDefault(d.id(), 0)));
+            if (position % BATCH == 0) {
+                em.flush();
+                em.clear();
+            }
         }
     }
 
@@ -76,7 +86,9 @@ public class RedriveSteps {
         if (resume || r.actionValue() == Redrive.Action.discard) {
             return;
         }
-        for (RedriveEntry e : entries(id, RedriveEntry.Outcome.pending)) {
+        int n = 0;
+        for (long entryId : entryIds(id, RedriveEntry.Outcome.pending)) {
+            RedriveEntry e = em.find(RedriveEntry.class, entryId);
             DeadLetter d = em.find(DeadLetter.class, e.getDeadLetterId(), LockModeType.PESSIMISTIC_WRITE);
             String changed = changedSincePlanning(e, d);
             if (changed != null) {
@@ -84,6 +96,15 @@ public class RedriveSteps {
             } else {
                 actions.transition(d, DeadLetter.Status.replaying, id, actor, "claimed by redrive " + id);
             }
+            releaseMemory(++n);
+        }
+    }
+
+    /** Dead-letter rows carry their payload: a big cohort is worked through in batches, not held at once. */
+    private void releaseMemory(int done) {
+        if (done % BATCH == 0) {
+            em.flush();
+            em.clear();
         }
     }
 
@@ -174,16 +195,19 @@ public class RedriveSteps {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void end(String id, Redrive.Status end, String why, String actor) {
-        Redrive r = lock(id);
-        for (RedriveEntry e : entries(id, RedriveEntry.Outcome.pending)) {
+        lock(id);
+        int n = 0;
+        for (long entryId : entryIds(id, RedriveEntry.Outcome.pending)) {
+            RedriveEntry e = em.find(RedriveEntry.class, entryId);
             DeadLetter d = em.find(DeadLetter.class, e.getDeadLetterId(), LockModeType.PESSIMISTIC_WRITE);
             if (d != null && DeadLetter.Status.replaying.name().equals(d.getStatus()) && id.equals(d.getRedriveId())) {
                 actions.transition(d, DeadLetter.Status.open, null, actor, "released: redrive " + id + " "
                         + end.name() + (why == null ? "" : ": " + why));
             }
             e.outcome(RedriveEntry.Outcome.not_run, why);
+            releaseMemory(++n);
         }
-        r.ended(end, why, clock.instant());
+        em.find(Redrive.class, id).ended(end, why, clock.instant());
     }
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
@@ -299,10 +323,10 @@ public class RedriveSteps {
         return r;
     }
 
-    private List<RedriveEntry> entries(String id, RedriveEntry.Outcome outcome) {
+    private List<Long> entryIds(String id, RedriveEntry.Outcome outcome) {
         return em.createQuery("""
-                        select e from RedriveEntry e where e.redriveId = :r and e.outcome = :o order by e.position""",
-                        RedriveEntry.class)
+                        select e.id from RedriveEntry e where e.redriveId = :r and e.outcome = :o order by e.position""",
+                        Long.class)
                 .setParameter("r", id).setParameter("o", outcome.name()).getResultList();
     }
 
@@ -312,6 +336,18 @@ public class RedriveSteps {
                         DeadLetterRevision.class)
                 .setParameter("d", deadLetterId).setMaxResults(1).getResultList();
         return r.isEmpty() ? null : r.get(0);
+    }
+
+    private Map<Long, Integer> latestRevisions(List<Long> deadLetterIds) {
+        Map<Long, Integer> latest = new HashMap<>();
+        for (int from = 0; from < deadLetterIds.size(); from += BATCH) {
+            em.createQuery("""
+                            select r.deadLetterId, max(r.revision) from DeadLetterRevision r
+                            where r.deadLetterId in :ids group by r.deadLetterId""", Object[].class)
+                    .setParameter("ids", deadLetterIds.subList(from, Math.min(deadLetterIds.size(), from + BATCH)))
+                    .getResultStream().forEach(row -> latest.put((Long) row[0], ((Number) row[1]).intValue()));
+        }
+        return latest;
     }
 
     int latestRevision(long deadLetterId) {

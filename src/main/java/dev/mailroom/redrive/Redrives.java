@@ -57,13 +57,13 @@ public class Redrives {
         RedriveRecord.Options options = RedriveRules.options(request, new RedriveRules.Defaults(sampleSize,
                 sampleRate, rate, Duration.parse(sampleTimeout)));
         RedriveFilter f = request.filter();
-        List<DeadLetter> matched = deadLetters.matching(new DeadLetterQueries.Filter(f.queue(), f.reason(),
+        List<DeadLetterQueries.Candidate> matched = deadLetters.matching(new DeadLetterQueries.Filter(f.queue(), f.reason(),
                 f.failureClass(), f.errorType(), f.campaignId(), f.tenant(), f.provider(), f.consumerVersion(), null,
                 null, f.from(), f.to()), f.ids(), 4 * RedriveRules.MAX_COHORT);
         Map<String, Long> excluded = new LinkedHashMap<>();
-        List<DeadLetter> cohort = matched.stream().filter(d -> {
-            String why = !DeadLetter.Status.open.name().equals(d.getStatus()) ? d.getStatus()
-                    : action == Redrive.Action.replay && d.getLap() >= maxLaps ? "lap_cap" : null;
+        List<DeadLetterQueries.Candidate> cohort = matched.stream().filter(d -> {
+            String why = !DeadLetter.Status.open.name().equals(d.status()) ? d.status()
+                    : action == Redrive.Action.replay && d.lap() >= maxLaps ? "lap_cap" : null;
             if (why != null) {
                 excluded.merge(why, 1L, Long::sum);
             }
