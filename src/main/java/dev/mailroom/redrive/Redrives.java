@@ -76,7 +76,7 @@ public class Redrives {
         if (f.ids() != null) {
             long missing = f.ids().stream().distinct().count() - matched.size();
             if (missing > 0) {
-                excluded.put("not_found", missing);
+                excluded.put("ids_not_matched", missing);
             }
         }
         Redrive plan = new Redrive(UUID.randomUUID().toString(), action, actor, clock.instant(),
