@@ -28,7 +28,7 @@ const REDRIVE_FILTERS = [
   ['ids', 'Only these dead-letter ids (comma separated)', 'text'],
 ];
 
-const state = {user: null, roles: [], pollTimer: null};
+const state = {user: null, roles: [], pollTimer: null, routeSeq: 0};
 
 // ------------------------------------------------------------------ DOM and formatting helpers
 
@@ -64,6 +64,11 @@ function view(...children) {
   const main = document.getElementById('view');
   main.replaceChildren();
   append(main, children);
+}
+
+/** Paints the page of route {@code seq}, unless the user has moved to another page since it started. */
+function render(seq, ...children) {
+  if (seq === state.routeSeq) view(...children);
 }
 
 function flash(message, isError = false) {
@@ -178,6 +183,8 @@ function go(hash) {
 }
 
 async function route() {
+  // each route has its number: a page still loading when the user moves on must not paint over the next one
+  const seq = ++state.routeSeq;
   if (state.pollTimer) { clearTimeout(state.pollTimer); state.pollTimer = null; }
   flash('');
   const hash = location.hash || '#/';
@@ -186,23 +193,23 @@ async function route() {
   const parts = path.split('/').filter(Boolean);
   document.querySelectorAll('header nav a').forEach((a) => a.classList.toggle('current', a.getAttribute('href').split('?')[0] === '#' + path));
   try {
-    if (parts.length === 0) return await dashboard();
-    if (parts[0] === 'dead-letters' && parts.length === 1) return await deadLetterList(params);
-    if (parts[0] === 'dead-letters' && parts.length === 2) return await deadLetterDetail(parts[1]);
-    if (parts[0] === 'redrives' && parts.length === 1) return await redriveList();
-    if (parts[0] === 'redrives' && parts[1] === 'new') return await redrivePlanForm(params);
-    if (parts[0] === 'redrives' && parts.length === 2) return await redrivePage(parts[1]);
+    if (parts.length === 0) return await dashboard(seq);
+    if (parts[0] === 'dead-letters' && parts.length === 1) return await deadLetterList(params, seq);
+    if (parts[0] === 'dead-letters' && parts.length === 2) return await deadLetterDetail(parts[1], seq);
+    if (parts[0] === 'redrives' && parts.length === 1) return await redriveList(seq);
+    if (parts[0] === 'redrives' && parts[1] === 'new') return await redrivePlanForm(params, seq);
+    if (parts[0] === 'redrives' && parts.length === 2) return await redrivePage(parts[1], seq);
     view(h('h1', {}, 'Not found'), h('p', {}, 'No console page at ', hash, '. '), h('a', {href: '#/'}, 'Go to the dashboard'));
   } catch (e) {
     if (e.status === 401) return;
-    view(h('h1', {}, 'Something failed'), errorBox(e));
+    render(seq, h('h1', {}, 'Something failed'), errorBox(e));
   }
 }
 
 // ------------------------------------------------------------------ dashboard
 
-async function dashboard() {
-  view(h('h1', {}, 'Dashboard'), h('p', {class: 'muted'}, 'Loading open dead letters per queue…'));
+async function dashboard(seq) {
+  render(seq, h('h1', {}, 'Dashboard'), h('p', {class: 'muted'}, 'Loading open dead letters per queue…'));
   const [queues, groups] = await Promise.all([
     get('/queues').catch(() => []),
     get('/dead-letters/groups?status=open'),
@@ -211,7 +218,7 @@ async function dashboard() {
   groups.forEach((g) => names.add(g.queue));
   const cards = [...names].sort().map((name) => queueCard(name, (queues || []).find((q) => (q.queue || q.name) === name),
     groups.filter((g) => g.queue === name)));
-  view(h('h1', {}, 'Dashboard'),
+  render(seq, h('h1', {}, 'Dashboard'),
     h('p', {class: 'hint'}, 'Per send queue: how many dead letters are open, how old the oldest is, how many arrived ',
       'over time, and the failure groups behind them (same reason and error). Click a group to see its dead letters.'),
     cards.length ? cards : h('p', {class: 'muted', testid: 'no-queues'}, 'No send queues and no dead letters yet.'));
@@ -304,13 +311,13 @@ function filterForm(fields, values, testid, onsubmit, submitLabel, extraButtons 
   return form;
 }
 
-async function deadLetterList(params) {
+async function deadLetterList(params, seq) {
   const offset = Number(params.offset || 0);
   const filters = Object.fromEntries(LIST_FILTERS.map(([n]) => [n, params[n]]));
   const form = filterForm(LIST_FILTERS, filters, 'dl-filter',
     (v) => go('#/dead-letters' + query(v)), 'Show dead letters',
     [h('a', {href: '#/dead-letters', class: 'muted'}, 'Clear filters')]);
-  view(h('h1', {}, 'Dead letters'), form, h('p', {class: 'muted'}, 'Loading…'));
+  render(seq, h('h1', {}, 'Dead letters'), form, h('p', {class: 'muted'}, 'Loading…'));
   const page = await get('/dead-letters' + query({...filters, offset, limit: 50}));
   const rows = page.items.map((d) => ({d, cells: [
     h('a', {href: '#/dead-letters/' + d.id, testid: 'dl-link'}, '#' + d.id),
@@ -318,7 +325,7 @@ async function deadLetterList(params) {
     d.error_type, d.campaign_id, d.tenant, d.attempt_count, when(d.failed_at)]}));
   const redriveQuery = {...filters};
   delete redriveQuery.status;
-  view(h('h1', {}, 'Dead letters'),
+  render(seq, h('h1', {}, 'Dead letters'),
     h('p', {class: 'hint'}, 'Newest first. Filter, then open one to see everything about it and act on it.'),
     form,
     h('p', {testid: 'dl-count'}, `${page.items.length} shown${page.next !== null && page.next !== undefined ? ' (more on the next page)' : ''}, from #${offset + 1}.`),
@@ -351,8 +358,8 @@ function hexDump(bytes) {
   return lines.join('\n');
 }
 
-async function deadLetterDetail(id) {
-  view(h('h1', {}, `Dead letter #${id}`), h('p', {class: 'muted'}, 'Loading…'));
+async function deadLetterDetail(id, seq) {
+  render(seq, h('h1', {}, `Dead letter #${id}`), h('p', {class: 'muted'}, 'Loading…'));
   const d = await get('/dead-letters/' + encodeURIComponent(id));
   const bytes = decodePayload(d.payload_base64);
   const [job, revisions] = await Promise.all([
@@ -362,7 +369,7 @@ async function deadLetterDetail(id) {
   const attempts = Array.isArray(d.attempts) ? d.attempts : [];
   const attemptKeys = [...new Set(attempts.flatMap((a) => Object.keys(a)))];
 
-  view(
+  render(seq,
     h('p', {}, h('a', {href: '#/dead-letters' + query({queue: d.source_queue, status: 'open'})}, `← Open dead letters of ${d.source_queue}`)),
     h('h1', {}, `Dead letter #${d.id} `, statusBadge(d.status, 'dl-status')),
     h('section', {class: 'card'}, h('h2', {}, 'Envelope'), kvTable([
@@ -469,10 +476,10 @@ function actions(d, bytes, revisions) {
 
 // ------------------------------------------------------------------ redrives
 
-async function redriveList() {
-  view(h('h1', {}, 'Redrives'), h('p', {class: 'muted'}, 'Loading…'));
+async function redriveList(seq) {
+  render(seq, h('h1', {}, 'Redrives'), h('p', {class: 'muted'}, 'Loading…'));
   const records = await get('/redrives?limit=50');
-  view(h('h1', {}, 'Redrives'),
+  render(seq, h('h1', {}, 'Redrives'),
     h('p', {class: 'hint'}, 'Every planned and run redrive with its recovery record, newest first. ',
       h('a', {href: '#/redrives/new', testid: 'new-redrive-link'}, 'Plan a new redrive')),
     table(['Id', 'Action', 'Status', 'Entries', 'Outcomes', 'Planned by', 'Planned at', 'Finished'],
@@ -485,7 +492,7 @@ function outcomesText(outcomes) {
   return outcomes && Object.keys(outcomes).length ? Object.entries(outcomes).map(([k, v]) => `${k}: ${v}`).join(', ') : '—';
 }
 
-async function redrivePlanForm(params) {
+async function redrivePlanForm(params, seq) {
   const values = {...params};
   const action = h('select', {id: 'redrive-action', testid: 'redrive-action', name: 'action'},
     h('option', {value: 'replay'}, 'replay (send them again)'), h('option', {value: 'discard'}, 'discard (resolve without sending)'));
@@ -515,26 +522,26 @@ async function redrivePlanForm(params) {
     ['sample_rate_per_second', 'Sample rate per second', 'default'], ['rate_per_second', 'Rate per second after the sample', 'default'],
     ['sample_timeout', 'How long to wait for the sample (ISO duration)', 'e.g. PT2M']]) form.insertBefore(opt(...o), form.lastChild);
   if (!canAct()) form.querySelector('button[type=submit]').disabled = true;
-  view(h('h1', {}, 'Plan a redrive'),
+  render(seq, h('h1', {}, 'Plan a redrive'),
     h('p', {class: 'hint'}, 'Choose which open dead letters to replay or discard. Planning is a dry run: you review the ',
       'exact cohort first, then run it. A run sends a small sample first and stops if the sample dead-letters again.'),
     viewerNote(), form, out);
 }
 
-async function redrivePage(id) {
-  view(h('h1', {}, `Redrive ${id}`), h('p', {class: 'muted'}, 'Loading…'));
+async function redrivePage(id, seq) {
+  render(seq, h('h1', {}, `Redrive ${id}`), h('p', {class: 'muted'}, 'Loading…'));
   const record = await get('/redrives/' + encodeURIComponent(id));
-  renderRedrive(record);
+  renderRedrive(record, seq);
 }
 
-function renderRedrive(r) {
+function renderRedrive(r, seq) {
   const entries = r.entries || [];
   const done = entries.filter((e) => e.outcome && e.outcome !== 'pending').length;
   const total = r.cohort ? r.cohort.count : entries.length;
   const settled = entries.filter((e) => e.outcome && !['pending', 'published'].includes(e.outcome)).length;
   const result = h('p', {testid: 'redrive-action-result', role: 'status'});
   const act = async (label, fn) => {
-    try { renderRedrive(await fn()); } catch (e) { result.replaceChildren(errorBox(e, 'redrive-error')); }
+    try { renderRedrive(await fn(), seq); } catch (e) { result.replaceChildren(errorBox(e, 'redrive-error')); }
   };
   const breakdown = (title, map, testid) => h('div', {}, h('h3', {}, title),
     table(['', 'Dead letters'], Object.entries(map || {}).map(([k, v]) => ({k, cells: [k, v]})), testid,
@@ -580,14 +587,14 @@ function renderRedrive(r) {
     parts.push(h('section', {class: 'card', testid: 'recovery-record'}, h('h2', {}, r.status === 'running' ? 'Entries so far' : 'Recovery record: per entry'),
       entryTable(entries, 'record-entries')));
   }
-  view(parts);
+  render(seq, parts);
   // live progress: poll while it runs, and until every replayed entry's send has settled
   const live = r.status === 'running' || (r.status === 'completed' && entries.some((e) => e.outcome === 'published'));
   if (live && location.hash === '#/redrives/' + r.id) {
     state.pollTimer = setTimeout(async () => {
       state.pollTimer = null;
       if (location.hash !== '#/redrives/' + r.id) return;
-      try { renderRedrive(await get('/redrives/' + encodeURIComponent(r.id))); } catch (e) { flash('Refreshing failed: ' + e.message, true); }
+      try { renderRedrive(await get('/redrives/' + encodeURIComponent(r.id)), seq); } catch (e) { flash('Refreshing failed: ' + e.message, true); }
     }, 1000);
   }
 }
