@@ -426,7 +426,7 @@ function actions(d, bytes, revisions) {
     if (!discardReason.value.trim()) { result().textContent = 'A discard needs a reason.'; result().className = 'error'; return; }
     try {
       await post(`/dead-letters/${d.id}/discard`, {reason: discardReason.value.trim()});
-      await deadLetterDetail(d.id);
+      await deadLetterDetail(d.id, state.routeSeq);
       flash(`Dead letter #${d.id} discarded.`);
     } catch (err) { result().textContent = 'Discard refused: ' + err.message; result().className = 'error'; }
   });
@@ -451,7 +451,7 @@ function actions(d, bytes, revisions) {
     editErrors.hidden = true;
     try {
       const r = await post(`/dead-letters/${d.id}/revisions`, {payload: payload.value, reason: editReason.value.trim(), new_idempotency_key: newKey.checked});
-      await deadLetterDetail(d.id);
+      await deadLetterDetail(d.id, state.routeSeq);
       flash(`Revision ${r.revision} saved${r.idempotency_key ? ', idempotency key ' + r.idempotency_key : ''}. Replay to send it.`);
     } catch (err) {
       editErrors.textContent = (err.status === 400 ? 'The payload was refused: ' : 'Saving failed: ') + err.message;
