@@ -75,17 +75,32 @@ public class RedriveRecords {
                 .toList();
     }
 
-    /** What the run knows now of its published entries in {@code phase} (all phases when null). */
-    public List<RedriveRules.Observed> observed(String id, String phase) {
+    /**
+     * What the run knows now of its published entries in {@code phase} (all phases when null). An entry
+     * whose outcome is final cannot change any more: it is taken from {@code settled}, and newly final
+     * ones are added there, so a long run reads only the entries still on their way.
+     */
+    public List<RedriveRules.Observed> observed(String id, String phase, Map<Long, RedriveRules.Observed> settled) {
         var query = em.createQuery("select e from RedriveEntry e where e.redriveId = :r and e.outcome = 'published'"
                 + (phase == null ? "" : " and e.phase = :p"), RedriveEntry.class).setParameter("r", id);
         if (phase != null) {
             query.setParameter("p", phase);
         }
         List<RedriveEntry> published = query.getResultList();
-        Map<Long, Observation> seen = observe(published);
-        return published.stream().map(e -> new RedriveRules.Observed(seen.get(e.getId()).outcome(),
-                seen.get(e.getId()).failedCalls())).toList();
+        Map<Long, Observation> seen = observe(published.stream().filter(e -> !settled.containsKey(e.getId())).toList());
+        List<RedriveRules.Observed> result = new ArrayList<>(published.size());
+        for (RedriveEntry e : published) {
+            RedriveRules.Observed o = settled.get(e.getId());
+            if (o == null) {
+                Observation now = seen.get(e.getId());
+                o = new RedriveRules.Observed(now.outcome(), now.failedCalls());
+                if (RedriveRules.Outcomes.FINAL.contains(o.outcome())) {
+                    settled.put(e.getId(), o);
+                }
+            }
+            result.add(o);
+        }
+        return result;
     }
 
     private record Observation(String outcome, int failedCalls) { }

@@ -8,7 +8,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -51,16 +53,18 @@ public class RedriveRunner {
     void execute(String id, Redrive.Action action, RedriveRecord.Options options, String reason, String actor,
                  List<RedriveRecord.Phase> earlier) {
         List<RedriveRecord.Phase> phases = new ArrayList<>(earlier == null ? List.of() : earlier);
+        // published entries whose outcome is final, by entry id: read once, not on every check
+        Map<Long, RedriveRules.Observed> settled = new HashMap<>();
         try {
-            String stop = phase(id, "sample", options.sampleRatePerSecond(), actor, phases);
+            String stop = phase(id, "sample", options.sampleRatePerSecond(), actor, phases, settled);
             if (stop == null && !running(id)) {
                 return;
             }
             if (stop == null) {
-                stop = awaitSample(id, Duration.parse(options.sampleTimeout()), phases);
+                stop = awaitSample(id, Duration.parse(options.sampleTimeout()), phases, settled);
             }
             if (stop == null && running(id)) {
-                stop = phase(id, "remainder", options.ratePerSecond(), actor, phases);
+                stop = phase(id, "remainder", options.ratePerSecond(), actor, phases, settled);
             }
             if (stop != null) {
                 steps.end(id, Redrive.Status.stopped, stop, actor);
@@ -79,7 +83,8 @@ public class RedriveRunner {
     }
 
     /** Publishes the phase's pending entries on a fixed schedule; returns why it stopped, or null. */
-    private String phase(String id, String name, double rate, String actor, List<RedriveRecord.Phase> phases)
+    private String phase(String id, String name, double rate, String actor, List<RedriveRecord.Phase> phases,
+                         Map<Long, RedriveRules.Observed> settled)
             throws InterruptedException {
         List<Long> pending = steps.pendingEntries(id, name);
         if (pending.isEmpty()) {
@@ -99,12 +104,12 @@ public class RedriveRunner {
             }
             steps.publish(id, pending.get(i), actor);
             if ("remainder".equals(name) && !clock.instant().isBefore(nextCheck)) {
-                stop = RedriveRules.stopReason(records.observed(id, null));
+                stop = RedriveRules.stopReason(records.observed(id, null, settled));
                 nextCheck = clock.instant().plus(CHECK_EVERY);
             }
         }
         if (stop == null && "remainder".equals(name)) {
-            stop = RedriveRules.stopReason(records.observed(id, null));
+            stop = RedriveRules.stopReason(records.observed(id, null, settled));
         }
         phases.set(phases.size() - 1, new RedriveRecord.Phase(label, start, clock.instant(), pending.size(),
                 stop == null ? "published" : "stopped: " + stop));
@@ -113,7 +118,8 @@ public class RedriveRunner {
     }
 
     /** Waits until every sample entry has its outcome; returns why the run must stop, or null to go on. */
-    private String awaitSample(String id, Duration timeout, List<RedriveRecord.Phase> phases)
+    private String awaitSample(String id, Duration timeout, List<RedriveRecord.Phase> phases,
+                               Map<Long, RedriveRules.Observed> settled)
             throws InterruptedException {
         Instant start = clock.instant();
         Instant deadline = start.plus(timeout);
@@ -123,7 +129,7 @@ public class RedriveRunner {
         String stop;
         List<RedriveRules.Observed> sample;
         while (true) {
-            sample = records.observed(id, "sample");
+            sample = records.observed(id, "sample", settled);
             stop = RedriveRules.stopReason(sample);
             if (stop != null) {
                 stop = "the sample failed: " + stop;
