@@ -1,7 +1,7 @@
 package dev.mailroom.deadletter;
 
-import dev.mailroom.ops.Refused;
-import dev.mailroom.send.JobLedger;
+import dev.mailroom.platform.Refused;
+import dev.mailroom.job.JobLedger;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;

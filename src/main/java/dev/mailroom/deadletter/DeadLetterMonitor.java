@@ -1,6 +1,6 @@
 package dev.mailroom.deadletter;
 
-import dev.mailroom.send.SchemaMigration;
+import dev.mailroom.platform.SchemaMigration;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;

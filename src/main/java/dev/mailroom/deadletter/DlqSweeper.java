@@ -1,12 +1,12 @@
 package dev.mailroom.deadletter;
 
-import dev.mailroom.ops.MailroomConfig;
-import dev.mailroom.send.Destinations;
-import dev.mailroom.send.Incoming;
-import dev.mailroom.send.JmsMessages;
-import dev.mailroom.send.JobParser;
-import dev.mailroom.send.MailJob;
-import dev.mailroom.send.ParseResult;
+import dev.mailroom.platform.MailroomConfig;
+import dev.mailroom.platform.Destinations;
+import dev.mailroom.job.Incoming;
+import dev.mailroom.job.JmsMessages;
+import dev.mailroom.job.JobParser;
+import dev.mailroom.job.MailJob;
+import dev.mailroom.job.ParseResult;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
@@ -70,7 +70,7 @@ public class DlqSweeper {
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
     @EJB
-    dev.mailroom.send.SchemaMigration schema;
+    dev.mailroom.platform.SchemaMigration schema;
 
     @PostConstruct
     void schedule() {

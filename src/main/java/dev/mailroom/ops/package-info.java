@@ -1,5 +1,6 @@
 /**
- * Operating Mailroom: configuration, build identity, metrics, and the REST API (jobs, queues,
- * health, sandbox outbox) that operators and tools use. Adapters only: they translate and delegate.
+ * Operating Mailroom: the adapters operators and tools use, each a sub-package that translates and
+ * delegates to the capabilities: {@code api} (REST), {@code jmx}, {@code security} (the access filter
+ * and its pure rules). Sub-packages never import each other.
  */
 package dev.mailroom.ops;

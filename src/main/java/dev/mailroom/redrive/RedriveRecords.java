@@ -1,13 +1,14 @@
 package dev.mailroom.redrive;
 
+import dev.mailroom.platform.Json;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import dev.mailroom.ops.Refused;
-import dev.mailroom.send.JobState;
+import dev.mailroom.platform.Refused;
+import dev.mailroom.job.JobState;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
@@ -28,9 +29,7 @@ import java.util.TreeMap;
 @ApplicationScoped
 public class RedriveRecords {
 
-    static final ObjectMapper JSON = new ObjectMapper().registerModule(new JavaTimeModule())
-            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-            .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE);
+    static final ObjectMapper JSON = Json.snakeCaseMapper();
     private static final int CHUNK = 500;
 
     @PersistenceContext(unitName = "mailroom")

@@ -1,7 +1,7 @@
 package dev.mailroom.redrive;
 
-import dev.mailroom.ops.Refused;
-import dev.mailroom.send.JobState;
+import dev.mailroom.platform.Refused;
+import dev.mailroom.job.JobState;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

@@ -3,12 +3,12 @@ package dev.mailroom.redrive;
 import dev.mailroom.deadletter.DeadLetter;
 import dev.mailroom.deadletter.DeadLetterActions;
 import dev.mailroom.deadletter.DeadLetterQueries;
-import dev.mailroom.ops.Refused;
-import dev.mailroom.send.Destinations;
-import dev.mailroom.send.Incoming;
-import dev.mailroom.send.JmsMessages;
-import dev.mailroom.send.JobLedger;
-import dev.mailroom.send.MailJob;
+import dev.mailroom.platform.Refused;
+import dev.mailroom.platform.Destinations;
+import dev.mailroom.job.Incoming;
+import dev.mailroom.job.JmsMessages;
+import dev.mailroom.job.JobLedger;
+import dev.mailroom.job.MailJob;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.BytesMessage;
@@ -135,7 +135,7 @@ public class RedriveSteps {
             return;
         }
         MailJob job = d.getJobId() == null ? null : ledger.job(d.getJobId());
-        if (job != null && job.getState().finished() && job.getState() != dev.mailroom.send.JobState.dead_lettered) {
+        if (job != null && job.getState().finished() && job.getState() != dev.mailroom.job.JobState.dead_lettered) {
             String why = "job " + job.getId() + " is already " + job.getState() + ": not sent twice (redrive " + redriveId + ")";
             actions.transition(d, DeadLetter.Status.discarded, redriveId, actor, why);
             e.outcome(RedriveEntry.Outcome.duplicate_suppressed, why);

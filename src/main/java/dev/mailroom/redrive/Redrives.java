@@ -2,8 +2,8 @@ package dev.mailroom.redrive;
 
 import dev.mailroom.deadletter.DeadLetter;
 import dev.mailroom.deadletter.DeadLetterQueries;
-import dev.mailroom.ops.MailroomConfig;
-import dev.mailroom.ops.Refused;
+import dev.mailroom.platform.MailroomConfig;
+import dev.mailroom.platform.Refused;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;

@@ -1,5 +1,12 @@
 package dev.mailroom.send;
 
+import dev.mailroom.job.Begin;
+import dev.mailroom.job.Incoming;
+import dev.mailroom.job.JmsMessages;
+import dev.mailroom.job.JobLedger;
+import dev.mailroom.job.JobState;
+import dev.mailroom.platform.Destinations;
+
 import dev.mailroom.deadletter.DeadLetterRecorder;
 import dev.mailroom.recoverability.Failure;
 import dev.mailroom.recoverability.RecoveryAction;

@@ -1,5 +1,8 @@
 package dev.mailroom.send;
 
+import dev.mailroom.job.JmsMessages;
+import dev.mailroom.platform.SchemaMigration;
+
 import jakarta.ejb.EJB;
 import jakarta.inject.Inject;
 import jakarta.jms.JMSException;

@@ -1,9 +1,18 @@
 package dev.mailroom.send;
 
+import dev.mailroom.job.Begin;
+import dev.mailroom.job.Incoming;
+import dev.mailroom.job.JobLedger;
+import dev.mailroom.job.JobParser;
+import dev.mailroom.job.JobState;
+import dev.mailroom.job.ParseResult;
+import dev.mailroom.job.RenderedContent;
+import dev.mailroom.job.SendJob;
+import dev.mailroom.job.TemplateException;
+import dev.mailroom.job.TemplateRenderer;
+
 import dev.mailroom.deadletter.DeadLetterRecorder;
-import dev.mailroom.ops.MailroomMetrics;
-import dev.mailroom.ops.alert.AlertEvent;
-import dev.mailroom.ops.alert.AlertService;
+import dev.mailroom.platform.MailroomMetrics;
 import dev.mailroom.provider.MailProvider;
 import dev.mailroom.provider.OutboundMail;
 import dev.mailroom.provider.ProviderCalls;
@@ -16,6 +25,7 @@ import dev.mailroom.recoverability.RecoverabilityComponents;
 import dev.mailroom.recoverability.RecoverabilityPolicy;
 import dev.mailroom.recoverability.RecoveryAction;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
@@ -64,7 +74,7 @@ public class SendService {
     @Inject
     Clock clock;
     @Inject
-    AlertService alerts;
+    Event<UnknownProviderCode> unknownCodes;
 
     public void handle(Incoming in) {
         ParseResult parsed = parser.parse(in.body());
@@ -123,7 +133,7 @@ public class SendService {
         }
         if (failure.failureClass() == FailureClass.UNKNOWN) {
             // a code the mapping tables do not know: somebody must look at it and add it
-            alerts.raise(AlertEvent.unknownProviderCode(provider.name(), response.code()
+            unknownCodes.fire(new UnknownProviderCode(provider.name(), response.code()
                     + (response.enhancedCode() == null ? "" : " " + response.enhancedCode()), in.queue(),
                     job.messageId(), clock.instant()));
         }

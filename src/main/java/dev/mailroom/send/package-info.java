@@ -1,8 +1,8 @@
 /**
- * The send side of Mailroom: the job contract (the JMS payload of design §2, published as
- * {@code /schema/mailroom-job.schema.json} and mirrored by {@link dev.mailroom.send.SendJob}), its
- * parsing and validation on receipt ({@link dev.mailroom.send.JobParser}), template rendering
- * ({@link dev.mailroom.send.TemplateRenderer}) and the send path that turns a valid job into a
- * provider call.
+ * The send path: the message-driven beans that consume the send queues inside JTA transactions
+ * ({@link dev.mailroom.send.SendConsumer}, {@link dev.mailroom.send.BulkSendConsumer}), the
+ * {@link dev.mailroom.send.SendService} that takes a delivery from receipt to one provider call, and
+ * the {@link dev.mailroom.send.RecoveryExecutor} that carries out what the pure policies decide.
+ * Uses {@code job}, {@code provider}, {@code recoverability} and {@code deadletter}; nothing uses it.
  */
 package dev.mailroom.send;

@@ -2,9 +2,9 @@ package dev.mailroom.recoverability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.mailroom.ops.ClockProducer;
-import dev.mailroom.ops.MailroomConfig;
-import dev.mailroom.provider.ProviderProducer;
+import dev.mailroom.platform.ClockProducer;
+import dev.mailroom.platform.MailroomConfig;
+import dev.mailroom.provider.registry.ProviderProducer;
 import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.provider.sandbox.SandboxProvider;
 import dev.mailroom.testsupport.SystemProperties;

@@ -3,8 +3,8 @@ package dev.mailroom.redrive;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.mailroom.ops.Refused;
-import dev.mailroom.send.JobState;
+import dev.mailroom.platform.Refused;
+import dev.mailroom.job.JobState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -28,9 +28,9 @@ public final class ErrorMappers {
 
     /** An operator request the core refused (bad input, unknown id, wrong state): its 4xx and reason. */
     @Provider
-    public static class RefusedRequest implements ExceptionMapper<dev.mailroom.ops.Refused> {
+    public static class RefusedRequest implements ExceptionMapper<dev.mailroom.platform.Refused> {
         @Override
-        public Response toResponse(dev.mailroom.ops.Refused e) {
+        public Response toResponse(dev.mailroom.platform.Refused e) {
             return ApiError.response(e.status(), e.error(), e.getMessage());
         }
     }

@@ -1,7 +1,7 @@
 package dev.mailroom.ops.api;
 
-import dev.mailroom.ops.BrokerQueues;
-import dev.mailroom.ops.MailroomConfig;
+import dev.mailroom.platform.BrokerQueues;
+import dev.mailroom.platform.MailroomConfig;
 import jakarta.annotation.Resource;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;

@@ -1,6 +1,6 @@
 package dev.mailroom.ops.api;
 
-import dev.mailroom.send.JobQueries;
+import dev.mailroom.job.JobQueries;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;

@@ -1,8 +1,8 @@
 package dev.mailroom.ops.api;
 
-import dev.mailroom.ops.BrokerQueues;
-import dev.mailroom.ops.ConsumerControl;
-import dev.mailroom.ops.MailroomConfig;
+import dev.mailroom.platform.BrokerQueues;
+import dev.mailroom.platform.ConsumerControl;
+import dev.mailroom.platform.MailroomConfig;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;

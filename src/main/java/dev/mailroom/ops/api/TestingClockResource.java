@@ -1,6 +1,6 @@
 package dev.mailroom.ops.api;
 
-import dev.mailroom.ops.MovableClock;
+import dev.mailroom.platform.MovableClock;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.PUT;

@@ -1,6 +1,6 @@
 package dev.mailroom.ops.jmx;
 
-import dev.mailroom.ops.Refused;
+import dev.mailroom.platform.Refused;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;

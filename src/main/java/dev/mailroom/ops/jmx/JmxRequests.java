@@ -3,7 +3,7 @@ package dev.mailroom.ops.jmx;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.mailroom.ops.Refused;
+import dev.mailroom.platform.Refused;
 import dev.mailroom.redrive.RedriveFilter;
 import dev.mailroom.redrive.RedriveRequest;
 

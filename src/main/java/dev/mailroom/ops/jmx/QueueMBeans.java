@@ -1,6 +1,6 @@
 package dev.mailroom.ops.jmx;
 
-import dev.mailroom.ops.MailroomConfig;
+import dev.mailroom.platform.MailroomConfig;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;

@@ -6,10 +6,10 @@ import dev.mailroom.deadletter.DeadLetter;
 import dev.mailroom.deadletter.DeadLetterActions;
 import dev.mailroom.deadletter.DeadLetterQueries;
 import dev.mailroom.deadletter.DeadLetterStats;
-import dev.mailroom.ops.BrokerQueues;
-import dev.mailroom.ops.ConsumerControl;
-import dev.mailroom.ops.Refused;
-import dev.mailroom.ops.api.JacksonConfig;
+import dev.mailroom.platform.BrokerQueues;
+import dev.mailroom.platform.ConsumerControl;
+import dev.mailroom.platform.Refused;
+import dev.mailroom.platform.Json;
 import dev.mailroom.redrive.RedriveRecord;
 import dev.mailroom.redrive.RedriveRequest;
 import dev.mailroom.redrive.Redrives;
@@ -51,7 +51,7 @@ public class QueueOperations {
     @Inject
     Clock clock;
 
-    private final ObjectMapper json = JacksonConfig.newMapper();
+    private final ObjectMapper json = Json.snakeCaseMapper();
 
     public long depth(String queue) {
         return broker.figures("DLQ." + queue).depth();

@@ -2,7 +2,7 @@ package dev.mailroom.ops.jmx;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.mailroom.ops.Refused;
+import dev.mailroom.platform.Refused;
 import org.junit.jupiter.api.Test;
 
 class JmxErrorsTest {

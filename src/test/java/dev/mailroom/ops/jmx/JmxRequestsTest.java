@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.mailroom.ops.Refused;
-import dev.mailroom.ops.api.JacksonConfig;
+import dev.mailroom.platform.Refused;
+import dev.mailroom.platform.Json;
 import dev.mailroom.redrive.RedriveRequest;
 import java.time.Instant;
 import java.util.List;
@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 class JmxRequestsTest {
 
-    private final ObjectMapper mapper = JacksonConfig.newMapper();
+    private final ObjectMapper mapper = Json.snakeCaseMapper();
 
     @Test
     void anEmptyFilterSelectsTheWholeQueue() {

@@ -1,0 +1,144 @@
+package dev.mailroom.alert;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Something that happened and may deserve an alert. Raised once per occurrence (one per dead letter,
+ * one per failed check); deciding how loud it is and folding many into one alert happen later, off
+ * the caller's thread.
+ *
+ * @param kind    what happened
+ * @param labels  what it happened to: {@code queue}, {@code reason}, {@code failure_class},
+ *                {@code error_type}, {@code provider}, {@code code}, {@code message_id}, ...;
+ *                names are Alertmanager label names, values never null
+ * @param summary one sentence about this one occurrence
+ * @param at      when it happened
+ */
+public record AlertEvent(Kind kind, Map<String, String> labels, String summary, Instant at) {
+
+    /** The label naming the message the event is about: an example, never a grouping label. */
+    public static final String MESSAGE_ID = "message_id";
+    public static final String QUEUE = "queue";
+    public static final String REASON = "reason";
+    public static final String FAILURE_CLASS = "failure_class";
+    public static final String ERROR_TYPE = "error_type";
+    public static final String PROVIDER = "provider";
+    public static final String CODE = "code";
+
+    /** The kinds of occurrence Mailroom alerts on ({@code design.md} §6). */
+    public enum Kind {
+        /** A job was dead-lettered (by the policy, or by the broker and found by the sweeper). */
+        DEAD_LETTER_ARRIVAL,
+        /** The oldest open dead letter of a queue is older than its limit: nobody is looking. */
+        OLDEST_AGE_EXCEEDED,
+        /** An open dead letter is within the warning time of its retention expiry. */
+        RETENTION_EXPIRING,
+        /** A provider answered with a code no mapping table covers. */
+        UNKNOWN_PROVIDER_CODE
+    }
+
+    public AlertEvent {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(labels, "labels");
+        Objects.requireNonNull(summary, "summary");
+        Objects.requireNonNull(at, "at");
+        // sorted, so that labels print and serialise the same way every time
+        TreeMap<String, String> copy = new TreeMap<>();
+        labels.forEach((k, v) -> {
+            if (!LabelNames.valid(k)) {
+                throw new IllegalArgumentException("'" + k + "' is not an Alertmanager label name");
+            }
+            copy.put(k, Objects.requireNonNull(v, () -> "label " + k));
+        });
+        labels = Collections.unmodifiableMap(copy);
+    }
+
+    /** A label's value, or {@code ""} when the event has no such label. */
+    public String label(String name) {
+        return labels.getOrDefault(name, "");
+    }
+
+    /**
+     * A job was dead-lettered.
+     *
+     * @param failureClass the failure class, or null (e.g. a job rejected before any provider call)
+     * @param errorType    the exception or error type, or null
+     * @param messageId    the job's message id, or null when it could not be read
+     */
+    public static AlertEvent deadLetter(String queue, String reason, String failureClass, String errorType,
+            String messageId, Instant at) {
+        Map<String, String> l = new TreeMap<>();
+        l.put(QUEUE, Objects.requireNonNull(queue, "queue"));
+        l.put(REASON, Objects.requireNonNull(reason, "reason"));
+        putIfPresent(l, FAILURE_CLASS, failureClass);
+        putIfPresent(l, ERROR_TYPE, errorType);
+        putIfPresent(l, MESSAGE_ID, messageId);
+        StringBuilder s = new StringBuilder("Dead letter on ").append(queue).append(": ").append(reason);
+        if (failureClass != null || errorType != null) {
+            s.append(" (").append(failureClass == null ? "" : failureClass)
+                    .append(failureClass != null && errorType != null ? ", " : "")
+                    .append(errorType == null ? "" : errorType).append(')');
+        }
+        if (messageId != null) {
+            s.append(", message ").append(messageId);
+        }
+        return new AlertEvent(Kind.DEAD_LETTER_ARRIVAL, l, s.toString(), at);
+    }
+
+    /**
+     * The oldest open dead letter of {@code queue} is {@code age} old, more than {@code limit}.
+     *
+     * @param messageId the oldest one's message id, or null
+     */
+    public static AlertEvent oldestAgeExceeded(String queue, Duration age, Duration limit, String messageId,
+            Instant at) {
+        Map<String, String> l = new TreeMap<>();
+        l.put(QUEUE, Objects.requireNonNull(queue, "queue"));
+        putIfPresent(l, MESSAGE_ID, messageId);
+        return new AlertEvent(Kind.OLDEST_AGE_EXCEEDED, l, "Oldest open dead letter on " + queue
+                + (messageId == null ? "" : " (message " + messageId + ")") + " is " + AlertConfig.text(age)
+                + " old, limit " + AlertConfig.text(limit), at);
+    }
+
+    /**
+     * An open dead letter of {@code queue} reaches its retention expiry at {@code expiresAt}, after which
+     * its payload is dropped.
+     */
+    public static AlertEvent retentionExpiring(String queue, String messageId, Instant expiresAt, Instant at) {
+        Map<String, String> l = new TreeMap<>();
+        l.put(QUEUE, Objects.requireNonNull(queue, "queue"));
+        putIfPresent(l, MESSAGE_ID, messageId);
+        return new AlertEvent(Kind.RETENTION_EXPIRING, l, "Open dead letter on " + queue
+                + (messageId == null ? "" : " (message " + messageId + ")") + " expires at "
+                + Objects.requireNonNull(expiresAt, "expiresAt") + " (retention); its payload is dropped then", at);
+    }
+
+    /**
+     * {@code provider} answered with {@code code} (an SMTP reply, enhanced code, HTTP status or API
+     * error code) that no mapping table covers, so it was classified {@code unknown}.
+     *
+     * @param queue     the send queue, or null
+     * @param messageId the job that got the answer, or null
+     */
+    public static AlertEvent unknownProviderCode(String provider, String code, String queue, String messageId,
+            Instant at) {
+        Map<String, String> l = new TreeMap<>();
+        l.put(PROVIDER, Objects.requireNonNull(provider, "provider"));
+        l.put(CODE, Objects.requireNonNull(code, "code"));
+        putIfPresent(l, QUEUE, queue);
+        putIfPresent(l, MESSAGE_ID, messageId);
+        return new AlertEvent(Kind.UNKNOWN_PROVIDER_CODE, l, "Provider " + provider + " answered with code "
+                + code + " that no mapping covers" + (messageId == null ? "" : " (message " + messageId + ")"), at);
+    }
+
+    private static void putIfPresent(Map<String, String> l, String name, String value) {
+        if (value != null && !value.isBlank()) {
+            l.put(name, value);
+        }
+    }
+}

@@ -1,0 +1,159 @@
+package dev.mailroom.alert;
+
+import dev.mailroom.alert.AlertEvent.Kind;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * Which occurrences page and which file a ticket, and what makes a burst: pure data from configuration.
+ *
+ * <p>A dead letter pages when its reason is in {@code page-reasons}: those are failures of our code or
+ * of our knowledge of a provider ({@code handler_error}, {@code unmapped_error}) and hit every job alike.
+ * Every other reason files a ticket, whether listed in {@code ticket-reasons} or not: those are data
+ * problems of single jobs ({@code manual_review}, {@code permanent_recipient}), and an unknown reason
+ * is better seen next morning than dropped. A page list entry wins over a ticket list entry, so
+ * promoting a reason to paging needs one key only. The oldest open dead letter passing its age limit
+ * and a new unknown provider code page (the first means nobody is looking; the second that the
+ * mapping tables are behind); an entry near retention expiry files a ticket (it is days away).
+ *
+ * <p>A burst, {@code burst.count} dead letters of one (queue, reason) within {@code burst.window},
+ * pages whatever the reason: a template missing after a deploy turns every job of a kind into a
+ * {@code manual_review} ticket, and a thousand tickets are a page. See {@link BurstDetector}.
+ *
+ * <pre>
+ * mailroom.alerts.page-reasons   = handler_error,unmapped_error
+ * mailroom.alerts.ticket-reasons = manual_review,permanent_recipient,poison,retries_exhausted
+ * mailroom.alerts.burst.count    = 50        (1..100000)
+ * mailroom.alerts.burst.window   = 5m
+ * </pre>
+ */
+public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, int burstCount, Duration burstWindow) {
+
+    public static final String PAGE_REASONS = AlertConfig.PREFIX + "page-reasons";
+    public static final String TICKET_REASONS = AlertConfig.PREFIX + "ticket-reasons";
+    public static final String BURST_COUNT = AlertConfig.PREFIX + "burst.count";
+    public static final String BURST_WINDOW = AlertConfig.PREFIX + "burst.window";
+
+    public static final Set<String> DEFAULT_PAGE_REASONS = Set.of("handler_error", "unmapped_error");
+    public static final Set<String> DEFAULT_TICKET_REASONS =
+            Set.of("manual_review", "permanent_recipient", "poison", "retries_exhausted");
+    public static final int DEFAULT_BURST_COUNT = 50;
+    public static final Duration DEFAULT_BURST_WINDOW = Duration.ofMinutes(5);
+    /** A burst is tracked with one timestamp per counted arrival; this bounds that memory. */
+    public static final int MAX_BURST_COUNT = 100_000;
+
+    public static final String DEAD_LETTER_ARRIVED = "DeadLetterArrived";
+    public static final String DEAD_LETTER_BURST = "DeadLetterBurst";
+    public static final String OLDEST_AGE_EXCEEDED = "DeadLetterOldestAgeExceeded";
+    public static final String RETENTION_EXPIRING = "DeadLetterRetentionExpiring";
+    public static final String UNKNOWN_PROVIDER_CODE = "UnknownProviderCode";
+
+    public AlertRouting {
+        pageReasons = Set.copyOf(pageReasons);
+        ticketReasons = Set.copyOf(ticketReasons);
+        if (burstCount < 1 || burstCount > MAX_BURST_COUNT) {
+            throw new IllegalArgumentException("burst count must be between 1 and " + MAX_BURST_COUNT + ": " + burstCount);
+        }
+        Objects.requireNonNull(burstWindow, "burstWindow");
+        if (burstWindow.isNegative() || burstWindow.isZero()) {
+            throw new IllegalArgumentException("burst window must be positive: " + burstWindow);
+        }
+    }
+
+    public static AlertRouting defaults() {
+        return new AlertRouting(DEFAULT_PAGE_REASONS, DEFAULT_TICKET_REASONS, DEFAULT_BURST_COUNT, DEFAULT_BURST_WINDOW);
+    }
+
+    /**
+     * @param config a lookup such as MicroProfile Config's {@code k -> config.getOptionalValue(k, String.class)}
+     * @throws IllegalArgumentException naming the key of a value that cannot be used
+     */
+    public static AlertRouting fromConfig(Function<String, Optional<String>> config) {
+        AlertConfig c = new AlertConfig(config);
+        return new AlertRouting(
+                c.reasons(PAGE_REASONS, DEFAULT_PAGE_REASONS),
+                c.reasons(TICKET_REASONS, DEFAULT_TICKET_REASONS),
+                c.integer(BURST_COUNT, DEFAULT_BURST_COUNT, 1, MAX_BURST_COUNT),
+                c.duration(BURST_WINDOW, DEFAULT_BURST_WINDOW));
+    }
+
+    /** How loud {@code event} is. */
+    public Severity severityOf(AlertEvent event) {
+        return switch (event.kind()) {
+            case DEAD_LETTER_ARRIVAL -> pageReasons.contains(event.label(AlertEvent.REASON)) ? Severity.PAGE : Severity.TICKET;
+            case OLDEST_AGE_EXCEEDED, UNKNOWN_PROVIDER_CODE -> Severity.PAGE;
+            case RETENTION_EXPIRING -> Severity.TICKET;
+        };
+    }
+
+    /** The alert name of a kind. */
+    public static String alertName(Kind kind) {
+        return switch (kind) {
+            case DEAD_LETTER_ARRIVAL -> DEAD_LETTER_ARRIVED;
+            case OLDEST_AGE_EXCEEDED -> OLDEST_AGE_EXCEEDED;
+            case RETENTION_EXPIRING -> RETENTION_EXPIRING;
+            case UNKNOWN_PROVIDER_CODE -> UNKNOWN_PROVIDER_CODE;
+        };
+    }
+
+    /**
+     * The labels that make occurrences of a kind one alert. Dead letters group by (queue, reason), not by
+     * error type: one broken deploy throwing three exception types is one problem; the types are
+     * listed in the alert. Unknown codes group by (provider, code): each new code is news.
+     */
+    public static List<String> groupingLabels(Kind kind) {
+        return switch (kind) {
+            case DEAD_LETTER_ARRIVAL -> List.of(AlertEvent.QUEUE, AlertEvent.REASON);
+            case OLDEST_AGE_EXCEEDED, RETENTION_EXPIRING -> List.of(AlertEvent.QUEUE);
+            case UNKNOWN_PROVIDER_CODE -> List.of(AlertEvent.PROVIDER, AlertEvent.CODE);
+        };
+    }
+
+    /** The event with its alert name, severity and its labels split into group labels and details. */
+    public RoutedAlert route(AlertEvent event) {
+        Map<String, String> group = new TreeMap<>();
+        Map<String, String> details = new TreeMap<>(event.labels());
+        for (String name : groupingLabels(event.kind())) {
+            String v = details.remove(name);
+            if (v != null) {
+                group.put(name, v);
+            }
+        }
+        String example = details.remove(AlertEvent.MESSAGE_ID);
+        return new RoutedAlert(alertName(event.kind()), severityOf(event), group, details, example,
+                title(event.kind(), group), event.summary(), event.at(), 1);
+    }
+
+    /** The one page for a burst of (queue, reason) that {@link BurstDetector} found at {@code at}. */
+    public RoutedAlert burst(String queue, String reason, Instant at) {
+        String text = "Burst of dead letters on " + queue + " with reason " + reason + ": at least " + burstCount
+                + " within " + AlertConfig.text(burstWindow);
+        return new RoutedAlert(DEAD_LETTER_BURST, Severity.PAGE,
+                Map.of(AlertEvent.QUEUE, queue, AlertEvent.REASON, reason), Map.of(), null, text, text, at, 1);
+    }
+
+    /** A fresh burst tracker with this routing's count and window. */
+    public BurstDetector newBurstDetector() {
+        return new BurstDetector(burstCount, burstWindow);
+    }
+
+    private static String title(Kind kind, Map<String, String> g) {
+        return switch (kind) {
+            case DEAD_LETTER_ARRIVAL -> "Dead letter on " + g.getOrDefault(AlertEvent.QUEUE, "?") + " with reason "
+                    + g.getOrDefault(AlertEvent.REASON, "?");
+            case OLDEST_AGE_EXCEEDED -> "Oldest open dead letter on " + g.getOrDefault(AlertEvent.QUEUE, "?")
+                    + " is older than its limit";
+            case RETENTION_EXPIRING -> "Open dead letter on " + g.getOrDefault(AlertEvent.QUEUE, "?")
+                    + " is close to retention expiry";
+            case UNKNOWN_PROVIDER_CODE -> "Provider " + g.getOrDefault(AlertEvent.PROVIDER, "?")
+                    + " answered with unknown code " + g.getOrDefault(AlertEvent.CODE, "?");
+        };
+    }
+}

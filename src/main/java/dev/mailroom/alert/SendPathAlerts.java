@@ -1,0 +1,18 @@
+package dev.mailroom.alert;
+
+import dev.mailroom.send.UnknownProviderCode;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+
+/** Turns facts the send path fires into alerts; raising never blocks the send path. */
+@ApplicationScoped
+public class SendPathAlerts {
+
+    @Inject
+    AlertService alerts;
+
+    void unknownCode(@Observes UnknownProviderCode u) {
+        alerts.raise(AlertEvent.unknownProviderCode(u.provider(), u.code(), u.queue(), u.messageId(), u.at()));
+    }
+}

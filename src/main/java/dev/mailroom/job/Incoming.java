@@ -1,0 +1,42 @@
+package dev.mailroom.job;
+
+import java.time.Instant;
+
+/**
+ * A message as it came off a send queue, already out of JMS: the send path works on this value, so
+ * the MDB stays a thin adapter and the path can be driven without a broker.
+ *
+ * @param body        the payload byte-for-byte (a TextMessage's text as UTF-8)
+ * @param textMessage whether it came as a TextMessage (a dead-letter copy keeps the same type)
+ * @param traceparent the W3C {@code traceparent} JMS property, or null
+ * @param redriveId   the redrive run that republished this message ({@code mr_redrive_id}), or null
+ * @param replayOf    the dead letter it is a replay of ({@code mr_replay_of}), or null
+ */
+public record Incoming(
+        String queue,
+        String jmsMessageId,
+        boolean redelivered,
+        int deliveryCount,
+        byte[] body,
+        boolean textMessage,
+        String traceparent,
+        Instant brokerTimestamp,
+        String redriveId,
+        Long replayOf) {
+
+    /** The JMS properties that mark a replayed message; retry and dead-letter copies keep them. */
+    public static final String REDRIVE_ID_PROPERTY = "mr_redrive_id";
+    public static final String REPLAY_OF_PROPERTY = "mr_replay_of";
+
+    /** The trace id of a W3C traceparent ({@code 00-<32 hex>-<16 hex>-<2 hex>}), or null. */
+    public String traceId() {
+        if (traceparent == null) {
+            return null;
+        }
+        String[] parts = traceparent.trim().split("-");
+        if (parts.length == 4 && parts[1].matches("[0-9a-f]{32}") && !parts[1].matches("0{32}")) {
+            return parts[1];
+        }
+        return null;
+    }
+}

@@ -1,0 +1,74 @@
+package dev.mailroom.job;
+
+import jakarta.jms.BytesMessage;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.TextMessage;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+
+/** Reads a JMS message into an {@link Incoming}: the one place that knows JMS message types. */
+public final class JmsMessages {
+
+    private JmsMessages() {
+    }
+
+    /**
+     * A new message with the delivery's body, byte-for-byte and of the same type (text or bytes): what a
+     * retry copy and a dead-letter copy both start from.
+     */
+    public static Message copyOf(jakarta.jms.JMSContext jms, Incoming in) throws JMSException {
+        Message copy;
+        if (in.textMessage()) {
+            copy = jms.createTextMessage(new String(in.body(), StandardCharsets.UTF_8));
+        } else {
+            BytesMessage bytes = jms.createBytesMessage();
+            bytes.writeBytes(in.body());
+            copy = bytes;
+        }
+        if (in.traceparent() != null) {
+            copy.setStringProperty("traceparent", in.traceparent());
+        }
+        if (in.redriveId() != null) {
+            copy.setStringProperty(Incoming.REDRIVE_ID_PROPERTY, in.redriveId());
+        }
+        if (in.replayOf() != null) {
+            copy.setLongProperty(Incoming.REPLAY_OF_PROPERTY, in.replayOf());
+        }
+        return copy;
+    }
+
+    /**
+     * @param queue the send queue the message belongs to (for a dead letter: the queue it came from)
+     */
+    public static Incoming incoming(Message m, String queue) throws JMSException {
+        byte[] body;
+        boolean text = m instanceof TextMessage;
+        if (text) {
+            String s = ((TextMessage) m).getText();
+            body = s == null ? new byte[0] : s.getBytes(StandardCharsets.UTF_8);
+        } else if (m instanceof BytesMessage bytes) {
+            bytes.reset();
+            body = new byte[(int) bytes.getBodyLength()];
+            bytes.readBytes(body);
+        } else {
+            // Map/Object/Stream messages are not jobs: an empty body is dead-lettered as not_json.
+            body = new byte[0];
+        }
+        int deliveryCount = m.propertyExists("JMSXDeliveryCount") ? m.getIntProperty("JMSXDeliveryCount") : 1;
+        String traceparent = m.propertyExists("traceparent") ? m.getStringProperty("traceparent") : null;
+        String redriveId = m.propertyExists(Incoming.REDRIVE_ID_PROPERTY)
+                ? m.getStringProperty(Incoming.REDRIVE_ID_PROPERTY) : null;
+        Long replayOf = null;
+        if (m.propertyExists(Incoming.REPLAY_OF_PROPERTY)) {
+            try {
+                replayOf = Long.valueOf(String.valueOf(m.getObjectProperty(Incoming.REPLAY_OF_PROPERTY)));
+            } catch (NumberFormatException ignored) {
+                // a producer set it by hand and not to an id: the message is not a replay of ours
+            }
+        }
+        return new Incoming(queue, m.getJMSMessageID(), m.getJMSRedelivered(), deliveryCount, body, text,
+                traceparent, m.getJMSTimestamp() > 0 ? Instant.ofEpochMilli(m.getJMSTimestamp()) : null,
+                redriveId, replayOf);
+    }
+}

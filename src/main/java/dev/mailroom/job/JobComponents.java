@@ -1,0 +1,31 @@
+package dev.mailroom.job;
+
+import dev.mailroom.platform.MailroomConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.nio.file.Path;
+import org.eclipse.microprofile.config.Config;
+
+/** The job contract's plain (container-free) parts, built once from configuration. */
+@ApplicationScoped
+public class JobComponents {
+
+    @Produces
+    @Singleton
+    JobParser parser(MailroomConfig config) {
+        return new JobParser(config.jobMaxBytes());
+    }
+
+    @Produces
+    @Singleton
+    ValidityWindow validityWindow(Config config) {
+        return new ValidityWindow(key -> config.getOptionalValue(key, String.class));
+    }
+
+    @Produces
+    @Singleton
+    TemplateRenderer renderer(MailroomConfig config) {
+        return new TemplateRenderer(config.templatesDir().map(Path::of).orElse(null));
+    }
+}

@@ -1,0 +1,508 @@
+package dev.mailroom.job;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.networknt.schema.JsonSchema;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.PathType;
+import com.networknt.schema.SchemaValidatorsConfig;
+import com.networknt.schema.SpecVersion;
+import com.networknt.schema.ValidationMessage;
+import dev.mailroom.job.ParseResult.Parsed;
+import dev.mailroom.job.ParseResult.Rejected;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Turns the bytes of a send job (design §2) into a {@link SendJob}, or says precisely why it cannot.
+ *
+ * <p>The checks run in this order, and the first failing one decides the {@link RejectReason}:
+ * <ol>
+ *   <li>{@code too_large}: more bytes than the limit (default 1 MiB). Decided from the length alone;
+ *       the body is not decoded or parsed, so a 20 MB body costs nothing.</li>
+ *   <li>{@code not_json}: null or empty body, bytes that are not valid UTF-8 (strict decoder, no
+ *       replacement characters), text that is not exactly one JSON value (trailing content is an
+ *       error), JSON nested deeper than {@value #MAX_NESTING_DEPTH} levels, or a value that is not an
+ *       object. One leading UTF-8 byte order mark is ignored (RFC 8259 §8.1 allows it).</li>
+ *   <li>{@code schema_violation} for <b>duplicate keys</b> in any object. Such a document is JSON by
+ *       RFC 8259 syntax, so it is not {@code not_json}; but which value wins is parser-dependent, so
+ *       the job is ambiguous and breaks the contract. The detail names each duplicated path.</li>
+ *   <li>{@code unsupported_schema_version}: {@code schema_version} present and not 1 (any type, any
+ *       number but 1). An <em>absent</em> {@code schema_version} is a {@code schema_violation} (it is
+ *       a required property), reported together with any other violation.</li>
+ *   <li>{@code schema_violation}: what {@code /schema/mailroom-job.schema.json} rejects, plus an
+ *       {@code expires_at} that {@link OffsetDateTime} cannot parse. The detail lists every violation
+ *       as {@code <json-pointer>: <what is wrong>}, sorted, so equal input gives equal detail.</li>
+ * </ol>
+ *
+ * <p>{@link #parse(byte[])} never throws: a job the consumer cannot read must become a recorded
+ * rejection, never an exception that would roll the transaction back and be redelivered forever. If
+ * the parser itself fails unexpectedly (a bug), the result is a {@code schema_violation} whose detail
+ * says so.
+ *
+ * <p>Thread-safe and meant to be shared: the Jackson mapper and the compiled schema are immutable and
+ * built once per class (the schema is loaded from the classpath when the class initialises, so a
+ * broken or missing schema fails deployment rather than the first message).
+ *
+ * <p>Mapping notes: JSON {@code null} inside {@code variables} objects means "absent" and is dropped
+ * (at every depth); numbers in {@code variables} become {@link Integer}, {@link Long},
+ * {@link java.math.BigInteger} or, for fractions, {@link BigDecimal} exactly as written ({@code 12.50}
+ * stays {@code 12.50}); nested objects and arrays become unmodifiable maps (insertion-ordered) and lists.
+ */
+public final class JobParser {
+
+    /** Default body limit: 1 MiB. */
+    public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+    /** Deepest JSON nesting accepted; deeper documents are {@code not_json}. */
+    public static final int MAX_NESTING_DEPTH = 64;
+    /** The only {@code schema_version} this build reads. */
+    public static final int SUPPORTED_SCHEMA_VERSION = 1;
+    /** Classpath location of the job contract. */
+    public static final String SCHEMA_RESOURCE = "/schema/mailroom-job.schema.json";
+
+    private static final int MAX_ENTRY_CHARS = 300;
+    private static final int MAX_MESSAGE_ID_CHARS = 200;
+
+    private static final ObjectMapper MAPPER = newMapper();
+    private static final JsonSchema SCHEMA = loadSchema();
+
+    private final int maxBodyBytes;
+
+    /** A parser with the default 1 MiB body limit. */
+    public JobParser() {
+        this(DEFAULT_MAX_BODY_BYTES);
+    }
+
+    /**
+     * @param maxBodyBytes largest accepted body in bytes; larger bodies are {@code too_large}
+     * @throws IllegalArgumentException if not positive
+     */
+    public JobParser(int maxBodyBytes) {
+        if (maxBodyBytes <= 0) {
+            throw new IllegalArgumentException("maxBodyBytes must be positive: " + maxBodyBytes);
+        }
+        this.maxBodyBytes = maxBodyBytes;
+    }
+
+    /** The body limit in bytes. */
+    public int maxBodyBytes() {
+        return maxBodyBytes;
+    }
+
+    /**
+     * Parses and validates one job body. Never throws.
+     *
+     * @param body the raw message bytes (UTF-8 JSON); may be null
+     * @return {@link Parsed} with the job, or {@link Rejected} with the reason, a bounded detail and the
+     *     message id when it could be read
+     */
+    public ParseResult parse(byte[] body) {
+        try {
+            return parseOrReject(body);
+        } catch (RuntimeException | StackOverflowError e) {
+            // Not reachable for any known input (depth and size are bounded); kept so that a bug here
+            // still yields a recorded rejection instead of an endless redelivery loop.
+            return new Rejected(RejectReason.schema_violation,
+                    "the job could not be validated (parser error " + e.getClass().getName() + ": "
+                            + e.getMessage() + ")",
+                    null);
+        }
+    }
+
+    private ParseResult parseOrReject(byte[] body) {
+        if (body == null || body.length == 0) {
+            return new Rejected(RejectReason.not_json, "empty body", null);
+        }
+        if (body.length > maxBodyBytes) {
+            return new Rejected(RejectReason.too_large,
+                    "body is " + body.length + " bytes; the limit is " + maxBodyBytes + " bytes", null);
+        }
+
+        String text;
+        try {
+            text = decodeUtf8(body);
+        } catch (MalformedUtf8 e) {
+            return new Rejected(RejectReason.not_json,
+                    "not valid UTF-8: malformed byte sequence at byte offset " + e.offset, null);
+        }
+        if (!text.isEmpty() && text.charAt(0) == '\uFEFF') {
+            text = text.substring(1);
+        }
+
+        JsonNode root;
+        try {
+            root = MAPPER.readTree(text);
+        } catch (JacksonException e) {
+            return new Rejected(RejectReason.not_json, "not JSON: " + describe(e), null);
+        }
+        if (root == null || root.isMissingNode()) {
+            return new Rejected(RejectReason.not_json, "no JSON value in the body", null);
+        }
+        if (!root.isObject()) {
+            return new Rejected(RejectReason.not_json,
+                    "expected one JSON object, found " + root.getNodeType().name().toLowerCase(Locale.ROOT),
+                    null);
+        }
+
+        List<String> duplicates = duplicateKeys(text);
+        String messageId = duplicates.contains("/message_id") ? null : messageIdOf(root);
+        if (!duplicates.isEmpty()) {
+            List<String> entries = new ArrayList<>();
+            for (String path : duplicates) {
+                entries.add(displayPath(path) + ": duplicate key (the value is ambiguous)");
+            }
+            return new Rejected(RejectReason.schema_violation, joinBounded(entries), messageId);
+        }
+
+        JsonNode version = root.get("schema_version");
+        if (version != null && !isSupportedVersion(version)) {
+            return new Rejected(RejectReason.unsupported_schema_version,
+                    "schema_version " + abbreviate(version.toString(), 60) + " is not supported; this consumer reads "
+                            + "schema_version " + SUPPORTED_SCHEMA_VERSION,
+                    messageId);
+        }
+
+        Set<String> violations = new TreeSet<>();
+        for (ValidationMessage m : SCHEMA.validate(root)) {
+            String entry = describe(m, root);
+            if (entry != null) {
+                violations.add(abbreviate(entry, MAX_ENTRY_CHARS));
+            }
+        }
+        Instant expiresAt = null;
+        JsonNode expires = root.get("expires_at");
+        if (expires != null && expires.isTextual()) {
+            try {
+                expiresAt = OffsetDateTime.parse(expires.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+            } catch (DateTimeException e) {
+                violations.add("/expires_at: " + NOT_A_DATE_TIME);
+            }
+        }
+        if (!violations.isEmpty()) {
+            return new Rejected(RejectReason.schema_violation, joinBounded(violations), messageId);
+        }
+
+        return new Parsed(toJob(root, expiresAt));
+    }
+
+    // ---------------------------------------------------------------- mapping a valid document
+
+    private static SendJob toJob(JsonNode root, Instant expiresAt) {
+        String priority = text(root, "priority");
+        return new SendJob(
+                root.get("schema_version").intValue(),
+                text(root, "message_id"),
+                text(root, "idempotency_key"),
+                text(root, "tenant"),
+                text(root, "campaign_id"),
+                text(root, "category"),
+                text(root, "from"),
+                strings(root.get("to")),
+                strings(root.get("cc")),
+                strings(root.get("bcc")),
+                text(root, "reply_to"),
+                text(root, "subject"),
+                text(root, "text"),
+                text(root, "html"),
+                text(root, "template_id"),
+                objectValue(root.get("variables")),
+                stringMap(root.get("headers")),
+                stringMap(root.get("metadata")),
+                expiresAt,
+                priority == null ? null : SendJob.Priority.valueOf(priority));
+    }
+
+    private static String text(JsonNode root, String field) {
+        JsonNode n = root.get(field);
+        return n == null || n.isNull() ? null : n.textValue();
+    }
+
+    private static List<String> strings(JsonNode array) {
+        if (array == null || !array.isArray()) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>(array.size());
+        array.forEach(n -> out.add(n.textValue()));
+        return out;
+    }
+
+    private static Map<String, String> stringMap(JsonNode object) {
+        if (object == null || !object.isObject()) {
+            return Map.of();
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        object.properties().forEach(e -> out.put(e.getKey(), e.getValue().textValue()));
+        return out;
+    }
+
+    /** A JSON object as an unmodifiable, insertion-ordered map of plain Java values; nulls dropped. */
+    private static Map<String, Object> objectValue(JsonNode object) {
+        if (object == null || !object.isObject()) {
+            return Map.of();
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        object.properties().forEach(e -> {
+            Object v = plain(e.getValue());
+            if (v != null) {
+                out.put(e.getKey(), v);
+            }
+        });
+        return Collections.unmodifiableMap(out);
+    }
+
+    private static Object plain(JsonNode n) {
+        if (n.isObject()) {
+            return objectValue(n);
+        }
+        if (n.isArray()) {
+            List<Object> list = new ArrayList<>(n.size());
+            n.forEach(e -> list.add(plain(e)));
+            return Collections.unmodifiableList(list);
+        }
+        if (n.isTextual()) {
+            return n.textValue();
+        }
+        if (n.isBoolean()) {
+            return n.booleanValue();
+        }
+        if (n.isIntegralNumber()) {
+            if (n.canConvertToInt()) {
+                return n.intValue();
+            }
+            return n.canConvertToLong() ? (Object) n.longValue() : n.bigIntegerValue();
+        }
+        if (n.isNumber()) {
+            return n.decimalValue();
+        }
+        return null; // null (and nothing else: a parsed tree has no binary or POJO nodes)
+    }
+
+    // ---------------------------------------------------------------- checks
+
+    private static boolean isSupportedVersion(JsonNode version) {
+        return version.isNumber()
+                && version.decimalValue().compareTo(BigDecimal.valueOf(SUPPORTED_SCHEMA_VERSION)) == 0;
+    }
+
+    /** The message id if it is a well-formed id (what the schema demands of it), else null. */
+    private static String messageIdOf(JsonNode root) {
+        JsonNode n = root.get("message_id");
+        if (n == null || !n.isTextual()) {
+            return null;
+        }
+        String id = n.textValue();
+        if (id.isEmpty() || id.length() > MAX_MESSAGE_ID_CHARS || id.chars().anyMatch(JobParser::isControl)) {
+            return null;
+        }
+        return id;
+    }
+
+    /** JSON pointers of every key that repeats within its object, in document order. */
+    private static List<String> duplicateKeys(String text) {
+        List<String> duplicates = new ArrayList<>();
+        try (JsonParser p = MAPPER.getFactory().createParser(text)) {
+            Deque<Set<String>> open = new ArrayDeque<>();
+            JsonToken t;
+            while ((t = p.nextToken()) != null) {
+                if (t == JsonToken.START_OBJECT) {
+                    open.push(new HashSet<>());
+                } else if (t == JsonToken.END_OBJECT) {
+                    open.pop();
+                } else if (t == JsonToken.FIELD_NAME && !open.peek().add(p.currentName())) {
+                    String path = p.getParsingContext().pathAsPointer().toString();
+                    if (!duplicates.contains(path)) {
+                        duplicates.add(path);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // The same text was just read as a tree, so this cannot happen.
+            throw new UncheckedIOException(e);
+        }
+        return duplicates;
+    }
+
+    private static String decodeUtf8(byte[] body) throws MalformedUtf8 {
+        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(body);
+        try {
+            CharBuffer chars = decoder.decode(in);
+            return chars.toString();
+        } catch (CharacterCodingException e) {
+            throw new MalformedUtf8(in.position());
+        }
+    }
+
+    private static final class MalformedUtf8 extends Exception {
+        private static final long serialVersionUID = 1L;
+        final int offset;
+
+        MalformedUtf8(int offset) {
+            super(null, null, false, false);
+            this.offset = offset;
+        }
+    }
+
+    // ---------------------------------------------------------------- details
+
+    private static final String NOT_A_DATE_TIME =
+            "is not an RFC 3339 date-time with an offset (e.g. 2030-01-31T12:00:00Z)";
+
+    /**
+     * One violation as {@code <path>: <what>}, or null for messages that only repeat another one (the
+     * per-branch "required" messages under the content-shape {@code oneOf}). The schema's own messages
+     * are kept except where they would print a regular expression or a sub-schema at the reader.
+     */
+    private static String describe(ValidationMessage m, JsonNode root) {
+        String path = m.getInstanceLocation().toString();
+        String location = m.getSchemaLocation().toString();
+        String fragment = location.contains("#") ? location.substring(location.indexOf('#') + 1) : "";
+        String type = m.getType();
+
+        if (fragment.startsWith("/oneOf/")) {
+            return null;
+        }
+        if (fragment.equals("/oneOf")) {
+            boolean both = root.has("subject") && root.has("template_id");
+            return displayPath(path) + ": " + (both
+                    ? "has both rendered content (subject) and a template (template_id); a job carries exactly one"
+                    : "has no content: give subject with text and/or html, or template_id with variables");
+        }
+        if (fragment.startsWith("/dependentSchemas/subject/")) {
+            return displayPath(path) + ": rendered content (subject) needs text or html";
+        }
+        if (fragment.startsWith("/dependentSchemas/template_id/")) {
+            return displayPath(path) + ": a template job (template_id) must not carry text or html";
+        }
+        if (fragment.equals("/$defs/noControlChars/not")) {
+            return displayPath(path) + ": contains a control character (such as CR or LF)";
+        }
+        if (fragment.equals("/$defs/mailbox/pattern")) {
+            return displayPath(path) + ": is not a mailbox (local@domain or Display Name <local@domain>)";
+        }
+        if ("format".equals(type) && fragment.equals("/properties/expires_at/format")) {
+            return displayPath(path) + ": " + NOT_A_DATE_TIME;
+        }
+        if ("required".equals(type) && m.getProperty() != null) {
+            return displayPath(path + "/" + escapePointer(m.getProperty())) + ": is required";
+        }
+        if ("additionalProperties".equals(type) && m.getProperty() != null) {
+            return displayPath(path + "/" + escapePointer(abbreviate(m.getProperty(), 100)))
+                    + ": is not a property of the job contract";
+        }
+        return displayPath(path) + ": " + m.getError();
+    }
+
+    private static String describe(JacksonException e) {
+        String message = e.getOriginalMessage();
+        JsonLocation at = e.getLocation();
+        String where = at == null || at.getLineNr() < 0 ? ""
+                : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";
+        return abbreviate(message == null ? e.getClass().getSimpleName() : message, 400) + where;
+    }
+
+    private static String displayPath(String pointer) {
+        return pointer.isEmpty() ? "/" : pointer;
+    }
+
+    private static String escapePointer(String name) {
+        return name.replace("~", "~0").replace("/", "~1");
+    }
+
+    /** Entries joined with "; ", cut at an entry boundary so the result fits the detail bound. */
+    private static String joinBounded(Iterable<String> entries) {
+        List<String> all = new ArrayList<>();
+        entries.forEach(all::add);
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < all.size(); i++) {
+            String next = (i == 0 ? "" : "; ") + all.get(i);
+            String more = "; ... and " + (all.size() - i) + " more";
+            boolean last = i == all.size() - 1;
+            if (sb.length() + next.length() + (last ? 0 : more.length()) > ParseResult.MAX_DETAIL_CHARS) {
+                sb.append(more);
+                break;
+            }
+            sb.append(next);
+        }
+        return sb.toString();
+    }
+
+    private static String abbreviate(String s, int max) {
+        return s.length() <= max ? s : s.substring(0, max - 3) + "...";
+    }
+
+    private static boolean isControl(int c) {
+        return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029;
+    }
+
+    // ---------------------------------------------------------------- set-up
+
+    private static ObjectMapper newMapper() {
+        JsonFactory factory = JsonFactory.builder()
+                .streamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(MAX_NESTING_DEPTH)
+                        .maxNumberLength(100)
+                        .maxNameLength(10_000)
+                        .build())
+                .build();
+        return JsonMapper.builder(factory)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+                .build();
+    }
+
+    private static JsonSchema loadSchema() {
+        SchemaValidatorsConfig config = SchemaValidatorsConfig.builder()
+                .pathType(PathType.JSON_POINTER)
+                .formatAssertionsEnabled(true)
+                .locale(Locale.ROOT)
+                .build();
+        try (InputStream in = JobParser.class.getResourceAsStream(SCHEMA_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("job schema not on the classpath: " + SCHEMA_RESOURCE);
+            }
+            JsonSchema schema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
+                    .getSchema(MAPPER.readTree(in), config);
+            schema.initializeValidators();
+            return schema;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the job schema " + SCHEMA_RESOURCE, e);
+        }
+    }
+}

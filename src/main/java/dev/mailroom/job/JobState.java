@@ -1,0 +1,27 @@
+package dev.mailroom.job;
+
+/**
+ * Where a job stands. {@code received → sending → sent_to_provider} is the send path; the others are
+ * the terminal states of design §1 (some reached only by later capabilities: webhooks, redrive).
+ */
+public enum JobState {
+    received,
+    sending,
+    /** A failed attempt is followed by a scheduled copy of the job on the broker. */
+    retry_scheduled,
+    sent_to_provider,
+    delivered,
+    bounced,
+    complained,
+    bounced_permanent,
+    dead_lettered,
+    discarded,
+    duplicate_suppressed,
+    /** Sent or not, nobody can tell: the call passed its point of no return and the worker died. */
+    unknown;
+
+    /** Whether the send path is over for a job in this state: a redelivery must not send it again. */
+    public boolean finished() {
+        return this != received && this != sending && this != retry_scheduled;
+    }
+}

@@ -1,0 +1,102 @@
+package dev.mailroom.job;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import java.time.Instant;
+
+/** One send job as Mailroom knows it; identity is (queue, message_id). */
+@Entity
+@Table(name = "mail_job")
+public class MailJob {
+
+    @Id
+    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    private Long id;
+    private String queue;
+    @Column(name = "message_id")
+    private String messageId;
+    @Column(name = "idempotency_key")
+    private String idempotencyKey;
+    private String tenant;
+    @Column(name = "campaign_id")
+    private String campaignId;
+    private String category;
+    @Enumerated(EnumType.STRING)
+    private JobState state;
+    private String provider;
+    @Column(name = "provider_message_id")
+    private String providerMessageId;
+    @Column(name = "attempt_count")
+    private int attemptCount;
+    @Column(name = "trace_id")
+    private String traceId;
+    @Column(name = "jms_message_id")
+    private String jmsMessageId;
+    @Column(name = "expires_at")
+    private Instant expiresAt;
+    @Column(name = "received_at")
+    private Instant receivedAt;
+    @Column(name = "updated_at")
+    private Instant updatedAt;
+    @Column(name = "sent_at")
+    private Instant sentAt;
+    @Column(name = "replayed_at")
+    private Instant replayedAt;
+
+    protected MailJob() {
+    }
+
+    public Long getId() { return id; }
+    public String getQueue() { return queue; }
+    public String getMessageId() { return messageId; }
+    public String getIdempotencyKey() { return idempotencyKey; }
+    public String getTenant() { return tenant; }
+    public String getCampaignId() { return campaignId; }
+    public String getCategory() { return category; }
+    public JobState getState() { return state; }
+    public String getProvider() { return provider; }
+    public String getProviderMessageId() { return providerMessageId; }
+    public int getAttemptCount() { return attemptCount; }
+    public String getTraceId() { return traceId; }
+    public String getJmsMessageId() { return jmsMessageId; }
+    public Instant getExpiresAt() { return expiresAt; }
+    public Instant getReceivedAt() { return receivedAt; }
+    public Instant getUpdatedAt() { return updatedAt; }
+    public Instant getSentAt() { return sentAt; }
+    public Instant getReplayedAt() { return replayedAt; }
+
+    void moveTo(JobState next, Instant at) {
+        this.state = next;
+        this.updatedAt = at;
+    }
+
+    void attemptStarted(String provider, String jmsMessageId, Instant at) {
+        this.attemptCount++;
+        this.provider = provider;
+        this.jmsMessageId = jmsMessageId;
+        moveTo(JobState.sending, at);
+    }
+
+    void sent(String providerMessageId, Instant at) {
+        this.providerMessageId = providerMessageId;
+        this.sentAt = at;
+        moveTo(JobState.sent_to_provider, at);
+    }
+
+    /** A redrive put a new copy of the job on its queue: it starts again, with fresh retry budgets. */
+    void replayed(String jmsMessageId, Instant at) {
+        this.jmsMessageId = jmsMessageId;
+        this.replayedAt = at;
+        moveTo(JobState.received, at);
+    }
+
+    void ownedBy(String jmsMessageId) {
+        this.jmsMessageId = jmsMessageId;
+    }
+}

@@ -1,0 +1,53 @@
+package dev.mailroom.platform;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+
+/**
+ * Mailroom's meters (Prometheus names {@code mailroom_jobs_total}, {@code mailroom_attempts_total}).
+ * Meters are not transactional, so a job outcome is counted only once its transaction has committed:
+ * a rolled-back delivery that is redelivered later is not counted twice.
+ */
+@ApplicationScoped
+public class MailroomMetrics {
+
+    @Inject
+    MeterRegistry registry;
+
+    @Resource
+    TransactionSynchronizationRegistry tx;
+
+    /** Counts a job reaching {@code outcome} when the current transaction commits. */
+    public void outcome(String queue, String outcome) {
+        afterCommit(() -> registry.counter("mailroom.jobs", "queue", queue, "outcome", outcome).increment());
+    }
+
+    /** Counts a provider call right away: the call happened whatever becomes of the transaction. */
+    public void attempt(String queue, String provider, String status) {
+        registry.counter("mailroom.attempts", "queue", queue, "provider", provider, "status", status).increment();
+    }
+
+    private void afterCommit(Runnable r) {
+        if (tx == null || tx.getTransactionKey() == null) {
+            r.run();
+            return;
+        }
+        tx.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                if (status == Status.STATUS_COMMITTED) {
+                    r.run();
+                }
+            }
+        });
+    }
+}
