@@ -53,14 +53,14 @@ public class DeadLetterActions {
     @Transactional
     public DeadLetter discard(long id, String actor, String why) {
         if (actor == null || actor.isBlank() || why == null || why.isBlank()) {
-            throw new Refused(400, "invalid_request", "a discard needs who (actor) and why (reason)");
+            throw new Refused.Invalid("invalid_request", "a discard needs who (actor) and why (reason)");
         }
         DeadLetter d = em.find(DeadLetter.class, id, LockModeType.PESSIMISTIC_WRITE);
         if (d == null) {
-            throw new Refused(404, "dead_letter_not_found", "no dead letter with id " + id);
+            throw new Refused.NotFound("dead_letter_not_found", "no dead letter with id " + id);
         }
         if (!DeadLetter.Status.open.name().equals(d.getStatus())) {
-            throw new Refused(409, "not_open", "dead letter " + id + " is " + d.getStatus() + ", only an open one can be discarded");
+            throw new Refused.Conflict("not_open", "dead letter " + id + " is " + d.getStatus() + ", only an open one can be discarded");
         }
         transition(d, DeadLetter.Status.discarded, null, actor.trim(), why.trim());
         return d;

@@ -65,7 +65,7 @@ public class ConsumerControl {
         requireSendQueue(queue);
         List<ObjectName> names = mdbs().getOrDefault(queue, List.of());
         if (names.isEmpty()) {
-            throw new Refused(409, "no_consumers", "no message-driven bean of this deployment consumes " + queue
+            throw new Refused.Conflict("no_consumers", "no message-driven bean of this deployment consumes " + queue
                     + " on this node");
         }
         try {
@@ -86,7 +86,7 @@ public class ConsumerControl {
 
     private void requireSendQueue(String queue) {
         if (queue == null || !config.queues().contains(queue)) {
-            throw new Refused(404, "queue_not_found", "no send queue named " + queue + " (send queues: "
+            throw new Refused.NotFound("queue_not_found", "no send queue named " + queue + " (send queues: "
                     + String.join(", ", config.queues()) + ")");
         }
     }

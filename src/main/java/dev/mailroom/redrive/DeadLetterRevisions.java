@@ -49,28 +49,28 @@ public class DeadLetterRevisions {
     @Transactional
     public Revision revise(long deadLetterId, String payload, boolean newKey, String actor, String reason) {
         if (reason == null || reason.isBlank()) {
-            throw new Refused(400, "invalid_request", "an edit needs a reason: it is recorded with who and why");
+            throw new Refused.Invalid("invalid_request", "an edit needs a reason: it is recorded with who and why");
         }
         if (payload == null || payload.isBlank()) {
-            throw new Refused(400, "invalid_payload", "payload is the edited job, as a JSON object or a string");
+            throw new Refused.Invalid("invalid_payload", "payload is the edited job, as a JSON object or a string");
         }
         DeadLetter d = em.find(DeadLetter.class, deadLetterId, LockModeType.PESSIMISTIC_WRITE);
         if (d == null) {
-            throw new Refused(404, "dead_letter_not_found", "no dead letter with id " + deadLetterId);
+            throw new Refused.NotFound("dead_letter_not_found", "no dead letter with id " + deadLetterId);
         }
         if (!DeadLetter.Status.open.name().equals(d.getStatus())) {
-            throw new Refused(409, "not_open", "dead letter " + deadLetterId + " is " + d.getStatus()
+            throw new Refused.Conflict("not_open", "dead letter " + deadLetterId + " is " + d.getStatus()
                     + ", only an open one can be edited");
         }
         DeadLetterRevision previous = steps.latest(deadLetterId);
         String before = previous != null ? utf8(previous.getPayload()) : d.getPayload() == null ? "" : utf8(d.getPayload());
         if (previous == null && d.isPayloadTruncated()) {
-            throw new Refused(409, "payload_truncated", "dead letter " + deadLetterId + " keeps only the first "
+            throw new Refused.Conflict("payload_truncated", "dead letter " + deadLetterId + " keeps only the first "
                     + d.getPayload().length + " of " + d.getPayloadSize() + " bytes: edit it from the DLQ message instead");
         }
         SendJob job = parse(payload);
         if (!d.getMessageId().equals(job.messageId())) {
-            throw new Refused(400, "invalid_payload", "message_id must stay " + d.getMessageId()
+            throw new Refused.Invalid("invalid_payload", "message_id must stay " + d.getMessageId()
                     + " (it is the job's identity); got " + job.messageId());
         }
         String originalKey = originalKey(d);
@@ -78,7 +78,7 @@ public class DeadLetterRevisions {
         int revision = previous == null ? 1 : previous.getRevision() + 1;
         String stored = payload;
         if (!newKey && !key.equals(originalKey)) {
-            throw new Refused(400, "idempotency_key_changed", "idempotency_key must stay " + originalKey
+            throw new Refused.Invalid("idempotency_key_changed", "idempotency_key must stay " + originalKey
                     + ": it is what keeps a replay from sending twice; set new_idempotency_key to replay under a new"
                     + " key on purpose");
         }
@@ -97,7 +97,7 @@ public class DeadLetterRevisions {
 
     public List<Revision> revisions(long deadLetterId) {
         if (em.find(DeadLetter.class, deadLetterId) == null) {
-            throw new Refused(404, "dead_letter_not_found", "no dead letter with id " + deadLetterId);
+            throw new Refused.NotFound("dead_letter_not_found", "no dead letter with id " + deadLetterId);
         }
         return em.createQuery("select r from DeadLetterRevision r where r.deadLetterId = :d order by r.revision",
                         DeadLetterRevision.class)
@@ -107,7 +107,7 @@ public class DeadLetterRevisions {
     private SendJob parse(String payload) {
         ParseResult parsed = parser.parse(payload.getBytes(StandardCharsets.UTF_8));
         if (parsed instanceof ParseResult.Rejected rejected) {
-            throw new Refused(400, "invalid_payload", "the edited job is not valid (" + rejected.reason() + "): "
+            throw new Refused.Invalid("invalid_payload", "the edited job is not valid (" + rejected.reason() + "): "
                     + rejected.detail());
         }
         return ((ParseResult.Parsed) parsed).job();
@@ -140,7 +140,7 @@ public class DeadLetterRevisions {
             root.put("idempotency_key", key);
             return PRETTY.writeValueAsString(root);
         } catch (IOException | ClassCastException e) {
-            throw new Refused(400, "invalid_payload", "payload is not a JSON object");
+            throw new Refused.Invalid("invalid_payload", "payload is not a JSON object");
         }
     }
 

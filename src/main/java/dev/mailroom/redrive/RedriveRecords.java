@@ -38,7 +38,7 @@ public class RedriveRecords {
     public RedriveRecord record(String id) {
         Redrive r = em.find(Redrive.class, id);
         if (r == null) {
-            throw new Refused(404, "redrive_not_found", "no redrive with id " + id);
+            throw new Refused.NotFound("redrive_not_found", "no redrive with id " + id);
         }
         List<RedriveEntry> entries = em.createQuery(
                         "select e from RedriveEntry e where e.redriveId = :r order by e.position", RedriveEntry.class)

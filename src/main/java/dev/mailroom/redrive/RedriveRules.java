@@ -154,6 +154,6 @@ public final class RedriveRules {
     }
 
     private static Refused bad(String why) {
-        return new Refused(400, "invalid_plan", why);
+        return new Refused.Invalid("invalid_plan", why);
     }
 }

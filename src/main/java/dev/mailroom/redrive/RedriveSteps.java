@@ -79,7 +79,7 @@ public class RedriveSteps {
         Redrive r = lock(id);
         Redrive.Status expected = resume ? Redrive.Status.interrupted : Redrive.Status.planned;
         if (r.statusValue() != expected) {
-            throw new Refused(409, "wrong_state", "redrive " + id + " is " + r.getStatus() + "; "
+            throw new Refused.Conflict("wrong_state", "redrive " + id + " is " + r.getStatus() + "; "
                     + (resume ? "only an interrupted run can be resumed" : "a plan runs once: make a new plan"));
         }
         r.started(actor, node, clock.instant());
@@ -234,7 +234,7 @@ public class RedriveSteps {
     public Redrive load(String id) {
         Redrive r = em.find(Redrive.class, id);
         if (r == null) {
-            throw new Refused(404, "redrive_not_found", "no redrive with id " + id);
+            throw new Refused.NotFound("redrive_not_found", "no redrive with id " + id);
         }
         em.detach(r);
         return r;
@@ -318,7 +318,7 @@ public class RedriveSteps {
     private Redrive lock(String id) {
         Redrive r = em.find(Redrive.class, id, LockModeType.PESSIMISTIC_WRITE);
         if (r == null) {
-            throw new Refused(404, "redrive_not_found", "no redrive with id " + id);
+            throw new Refused.NotFound("redrive_not_found", "no redrive with id " + id);
         }
         return r;
     }

@@ -70,7 +70,7 @@ public class Redrives {
             return why == null;
         }).toList();
         if (cohort.size() > RedriveRules.MAX_COHORT || matched.size() > 4 * RedriveRules.MAX_COHORT) {
-            throw new Refused(400, "invalid_plan", "the filter selects more than " + RedriveRules.MAX_COHORT
+            throw new Refused.Invalid("invalid_plan", "the filter selects more than " + RedriveRules.MAX_COHORT
                     + " open dead letters: narrow it (queue, reason, time window)");
         }
         if (f.ids() != null) {
@@ -110,11 +110,11 @@ public class Redrives {
     /** Ends an interrupted run (or a plan never run): its unpublished entries are open again. */
     public RedriveRecord abandon(String planId, String actor, String reason) {
         if (reason == null || reason.isBlank()) {
-            throw new Refused(400, "invalid_request", "abandoning a run needs a reason");
+            throw new Refused.Invalid("invalid_request", "abandoning a run needs a reason");
         }
         Redrive.Status now = steps.load(planId).statusValue();
         if (now != Redrive.Status.interrupted && now != Redrive.Status.planned) {
-            throw new Refused(409, "wrong_state", "redrive " + planId + " is " + now
+            throw new Refused.Conflict("wrong_state", "redrive " + planId + " is " + now
                     + "; only a plan or an interrupted run can be abandoned");
         }
         steps.end(planId, Redrive.Status.abandoned, "abandoned by " + actor + ": " + reason.trim(), actor);
@@ -135,7 +135,7 @@ public class Redrives {
         RedriveRecord plan = plan(new RedriveRequest("replay", RedriveFilter.ofIds(List.of(deadLetterId)), 1, null,
                 null, null, reason), actor);
         if (plan.cohort().count() == 0) {
-            throw new Refused(409, "not_replayable", "dead letter " + deadLetterId + " cannot be replayed: "
+            throw new Refused.Conflict("not_replayable", "dead letter " + deadLetterId + " cannot be replayed: "
                     + (plan.cohort().excluded().isEmpty() ? "not found" : plan.cohort().excluded()));
         }
         return run(plan.id(), actor);

@@ -137,12 +137,12 @@ class JmxIT {
         // a second discard is refused, and the JMX client is told why
         String refusal = failure(() -> jmx.invoke(name(SEND), "discard", new Object[] {id, "again"},
                 new String[] {"long", String.class.getName()}));
-        assertThat(refusal).contains("IllegalArgumentException").contains("refused (409")
+        assertThat(refusal).contains("IllegalArgumentException").contains("refused (conflict")
                 .contains("only an open one can be discarded");
         // an entry of another queue is not this MBean's to discard
         String otherQueue = failure(() -> jmx.invoke(name(BULK), "discard", new Object[] {id, "wrong queue"},
                 new String[] {"long", String.class.getName()}));
-        assertThat(otherQueue).contains("refused (409 other_queue)");
+        assertThat(otherQueue).contains("refused (conflict other_queue)");
     }
 
     @Test
@@ -199,10 +199,10 @@ class JmxIT {
         // a filter naming another queue, or not JSON, is refused before the facade is asked
         String otherQueue = failure(() -> jmx.invoke(name(SEND), "planRedrive",
                 new Object[] {"{\"queue\": \"" + BULK + "\"}"}, new String[] {String.class.getName()}));
-        assertThat(otherQueue).contains("refused (400 invalid_filter)");
+        assertThat(otherQueue).contains("refused (invalid invalid_filter)");
         String notJson = failure(() -> jmx.invoke(name(SEND), "planRedrive", new Object[] {"reason=poison"},
                 new String[] {String.class.getName()}));
-        assertThat(notJson).contains("refused (400 invalid_filter)");
+        assertThat(notJson).contains("refused (invalid invalid_filter)");
 
         // a plan that touches one fresh poison message only: discard it (a discard plan completes when run)
         long newestBefore = newestDeadLetterId();
@@ -234,12 +234,12 @@ class JmxIT {
         // a plan is run from its own queue's MBean only
         String elsewhere = failure(() -> jmx.invoke(name(BULK), "runRedrive", new Object[] {planId},
                 new String[] {String.class.getName()}));
-        assertThat(elsewhere).contains("refused (409 other_queue)");
+        assertThat(elsewhere).contains("refused (conflict other_queue)");
         // unknown plans are refused with the facade's reason
         assertThat(failure(() -> jmx.invoke(name(SEND), "redriveRecord", new Object[] {"no-such-plan"},
-                new String[] {String.class.getName()}))).contains("IllegalArgumentException").contains("refused (404");
+                new String[] {String.class.getName()}))).contains("IllegalArgumentException").contains("refused (not_found");
         assertThat(failure(() -> jmx.invoke(name(SEND), "runRedrive", new Object[] {"no-such-plan"},
-                new String[] {String.class.getName()}))).contains("refused (404");
+                new String[] {String.class.getName()}))).contains("refused (not_found");
     }
 
     // ------------------------------------------------------------------ helpers

@@ -172,7 +172,7 @@ public class DeadLetterResource {
         try {
             return Long.parseLong(id);
         } catch (NumberFormatException e) {
-            throw new dev.mailroom.platform.Refused(400, "invalid_id", "a dead letter's id is a number, not " + id);
+            throw new dev.mailroom.platform.Refused.Invalid("invalid_id", "a dead letter's id is a number, not " + id);
         }
     }
 

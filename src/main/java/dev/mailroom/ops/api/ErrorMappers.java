@@ -31,7 +31,10 @@ public final class ErrorMappers {
     public static class RefusedRequest implements ExceptionMapper<dev.mailroom.platform.Refused> {
         @Override
         public Response toResponse(dev.mailroom.platform.Refused e) {
-            return ApiError.response(e.status(), e.error(), e.getMessage());
+            Response.Status status = e instanceof dev.mailroom.platform.Refused.NotFound ? Response.Status.NOT_FOUND
+                    : e instanceof dev.mailroom.platform.Refused.Invalid ? Response.Status.BAD_REQUEST
+                    : Response.Status.CONFLICT;
+            return ApiError.response(status, e.reason(), e.getMessage());
         }
     }
 

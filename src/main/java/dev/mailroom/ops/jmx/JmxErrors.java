@@ -22,7 +22,7 @@ final class JmxErrors {
     static RuntimeException forClient(String operation, String queue, RuntimeException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof Refused r) {
-                return new IllegalArgumentException("refused (" + r.status() + " " + r.error() + "): " + r.getMessage());
+                return new IllegalArgumentException("refused (" + kind(r) + " " + r.reason() + "): " + r.getMessage());
             }
             if (t.getCause() == t) {
                 break;
@@ -36,5 +36,13 @@ final class JmxErrors {
         return new IllegalStateException(operation + " on " + queue + " failed: " + e.getClass().getSimpleName()
                 + (e.getMessage() == null ? "" : ": " + e.getMessage()) + " (incident " + incident
                 + " is in the server log)");
+    }
+
+    /** The kind of refusal as one word a JMX client can match on. */
+    static String kind(Refused r) {
+        if (r instanceof Refused.NotFound) {
+            return "not_found";
+        }
+        return r instanceof Refused.Invalid ? "invalid" : "conflict";
     }
 }

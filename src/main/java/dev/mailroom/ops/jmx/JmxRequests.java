@@ -23,10 +23,10 @@ final class JmxRequests {
         try {
             node = json == null || json.isBlank() ? mapper.createObjectNode() : mapper.readTree(json);
         } catch (JsonProcessingException e) {
-            throw new Refused(400, "invalid_filter", "the filter is not JSON: " + e.getOriginalMessage());
+            throw new Refused.Invalid("invalid_filter", "the filter is not JSON: " + e.getOriginalMessage());
         }
         if (node == null || !node.isObject()) {
-            throw new Refused(400, "invalid_filter", "the filter must be a JSON object, e.g. {\"reason\": \"poison\"}");
+            throw new Refused.Invalid("invalid_filter", "the filter must be a JSON object, e.g. {\"reason\": \"poison\"}");
         }
         RedriveRequest request;
         try {
@@ -37,13 +37,13 @@ final class JmxRequests {
                         null, null);
             }
         } catch (JsonProcessingException e) {
-            throw new Refused(400, "invalid_filter", "the filter is not a redrive filter or request: " + e.getOriginalMessage());
+            throw new Refused.Invalid("invalid_filter", "the filter is not a redrive filter or request: " + e.getOriginalMessage());
         }
         RedriveFilter f = request.filter() == null
                 ? new RedriveFilter(null, null, null, null, null, null, null, null, null, null, null)
                 : request.filter();
         if (f.queue() != null && !f.queue().isBlank() && !f.queue().trim().equals(queue)) {
-            throw new Refused(400, "invalid_filter", "this MBean plans redrives of " + queue + " only; the filter names queue "
+            throw new Refused.Invalid("invalid_filter", "this MBean plans redrives of " + queue + " only; the filter names queue "
                     + f.queue().trim() + " (use that queue's MBean)");
         }
         RedriveFilter forced = new RedriveFilter(queue, f.reason(), f.failureClass(), f.errorType(), f.consumerVersion(),

@@ -88,7 +88,7 @@ public class QueueOperations {
         RedriveRecord plan = facade("record", () -> redrives.record(planId));
         String planQueue = plan == null || plan.filter() == null ? null : plan.filter().queue();
         if (!queue.equals(planQueue)) {
-            throw new Refused(409, "other_queue", "plan " + planId + " selects dead letters of "
+            throw new Refused.Conflict("other_queue", "plan " + planId + " selects dead letters of "
                     + (planQueue == null ? "every queue" : planQueue) + ", not only " + queue
                     + "; run it where it was planned (its queue's MBean or the REST API)");
         }
@@ -102,9 +102,9 @@ public class QueueOperations {
 
     public String discard(String queue, long deadLetterId, String reason) {
         String of = queries.envelope(deadLetterId).map(DeadLetterQueries.Envelope::sourceQueue)
-                .orElseThrow(() -> new Refused(404, "dead_letter_not_found", "no dead letter with id " + deadLetterId));
+                .orElseThrow(() -> new Refused.NotFound("dead_letter_not_found", "no dead letter with id " + deadLetterId));
         if (!queue.equals(of)) {
-            throw new Refused(409, "other_queue", "dead letter " + deadLetterId + " is of queue " + of + ", not "
+            throw new Refused.Conflict("other_queue", "dead letter " + deadLetterId + " is of queue " + of + ", not "
                     + queue + " (use that queue's MBean)");
         }
         DeadLetter d = actions.discard(deadLetterId, ACTOR, reason);
@@ -120,7 +120,7 @@ public class QueueOperations {
 
     private static void requireId(String planId) {
         if (planId == null || planId.isBlank()) {
-            throw new Refused(400, "invalid_request", "a plan id is required");
+            throw new Refused.Invalid("invalid_request", "a plan id is required");
         }
     }
 

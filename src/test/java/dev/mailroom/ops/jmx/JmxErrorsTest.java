@@ -10,9 +10,9 @@ class JmxErrorsTest {
     @Test
     void aRefusalBecomesAnIllegalArgumentWithTheReasonAndNoCause() {
         RuntimeException e = JmxErrors.forClient("discard", "mail.send",
-                new RuntimeException("wrapped", new Refused(409, "not_open", "dead letter 7 is discarded")));
+                new RuntimeException("wrapped", new Refused.Conflict("not_open", "dead letter 7 is discarded")));
         assertThat(e).isExactlyInstanceOf(IllegalArgumentException.class).hasNoCause()
-                .hasMessage("refused (409 not_open): dead letter 7 is discarded");
+                .hasMessage("refused (conflict not_open): dead letter 7 is discarded");
     }
 
     @Test
