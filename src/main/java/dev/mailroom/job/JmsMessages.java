@@ -67,8 +67,16 @@ public final class JmsMessages {
                 // a producer set it by hand and not to an id: the message is not a replay of ours
             }
         }
+        Long sendAgainOf = null;
+        if (m.propertyExists(Incoming.SEND_AGAIN_PROPERTY)) {
+            try {
+                sendAgainOf = Long.valueOf(String.valueOf(m.getObjectProperty(Incoming.SEND_AGAIN_PROPERTY)));
+            } catch (NumberFormatException ignored) {
+                // not one of ours
+            }
+        }
         return new Incoming(queue, m.getJMSMessageID(), m.getJMSRedelivered(), deliveryCount, body, text,
                 traceparent, m.getJMSTimestamp() > 0 ? Instant.ofEpochMilli(m.getJMSTimestamp()) : null,
-                redriveId, replayOf);
+                redriveId, replayOf, sendAgainOf);
     }
 }

@@ -24,6 +24,11 @@ public sealed interface RecoveryAction {
     record Ack(String outcome) implements RecoveryAction {
         /** A recipient that will never accept: no retry, the recipient is suppressed. */
         public static final String BOUNCED_PERMANENT = "bounced_permanent";
+        /**
+         * The call may have reached a provider that cannot drop a duplicate: not sent again automatically;
+         * an operator marks it as sent or sends it again.
+         */
+        public static final String UNKNOWN = "unknown";
 
         public Ack {
             Objects.requireNonNull(outcome, "outcome");
