@@ -156,9 +156,28 @@ public class JobLedger {
         event(j, "ambiguous_not_resent", detail, now);
     }
 
-    /** The held bytes of an {@code unknown} job, or null. */
-    public HeldSend held(long jobId) {
-        return em.find(HeldSend.class, jobId);
+    /**
+     * The held bytes of the {@code unknown} job {@code jobId}, its row locked for the rest of the
+     * transaction (two operators sending it again at once: the second one finds it no longer unknown).
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public HeldSend heldForSendAgain(long jobId) {
+        MailJob j = unknownJob(jobId);
+        HeldSend held = em.find(HeldSend.class, jobId);
+        if (held == null) {
+            throw new Refused.Conflict("no_held_payload", "job " + j.getMessageId() + " has no held bytes to send"
+                    + " again (it went unknown before they were kept): mark it as sent, or publish it again yourself");
+        }
+        return held;
+    }
+
+    /** The jobs with {@code messageId}, on {@code queue} if given. */
+    public List<MailJob> byMessageId(String messageId, String queue) {
+        return em.createQuery("select j from MailJob j where j.messageId = :m order by j.id", MailJob.class)
+                .setParameter("m", messageId)
+                .getResultStream()
+                .filter(j -> queue == null || queue.equals(j.getQueue()))
+                .toList();
     }
 
     /**
