@@ -62,7 +62,8 @@ public final class ComponentDatabase implements AutoCloseable {
         }
     }
 
-    public void inTransaction(Consumer<EntityManager> work) {
+    /** Runs {@code work} in a transaction of its own, committed when it returns. */
+    public void run(Consumer<EntityManager> work) {
         inTransaction(em -> {
             work.accept(em);
             return null;
