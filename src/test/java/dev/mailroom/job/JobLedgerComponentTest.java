@@ -42,12 +42,16 @@ class JobLedgerComponentTest {
     private static final ProviderTraits SMTP = new ProviderTraits("smtp", false);
     private static final ProviderTraits HTTP = new ProviderTraits("http", true);
     private static final MovableClock CLOCK = new MovableClock(Clock.fixed(Instant.parse("2030-01-01T10:00:00Z"), ZoneOffset.UTC));
-    private static ComponentDatabase db;
+    static final List<Class<?>> ENTITIES = List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class);
+    static ComponentDatabase db;
+    /** How many sessions wait on another one's lock, in this database's own words. */
+    static String blockedSessions;
     private static int jms;
 
     @BeforeAll
     static void database() {
-        db = ComponentDatabase.h2(List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class));
+        db = ComponentDatabase.h2(ENTITIES);
+        blockedSessions = "select count(*) from information_schema.sessions where blocker_id is not null";
     }
 
     @AfterAll
@@ -131,8 +135,8 @@ class JobLedgerComponentTest {
         Begin b = begin(in, SMTP);
         assertThat(b).isInstanceOf(Begin.Expired.class);
         assertThat(jobRow(b.jobId()).getState()).isEqualTo(JobState.discarded);
-        assertThat(db.<Object>inTransaction(em -> em.createNativeQuery("select count(*) from send_claim where idempotency_key = 'late-1'")
-                .getSingleResult())).isEqualTo(0L);
+        assertThat(db.<Number>inTransaction(em -> (Number) em.createNativeQuery(
+                "select count(*) from send_claim where idempotency_key = 'late-1'").getSingleResult()).intValue()).isZero();
     }
 
     @Test
@@ -237,8 +241,7 @@ class JobLedgerComponentTest {
             Future<Begin> second = pool.submit(() -> begin(b, SMTP));
             // the second session waits on the first one's lock: it cannot decide before the first commits
             await().atMost(Duration.ofSeconds(10)).until(() -> db.<Number>inTransaction(em -> (Number) em.createNativeQuery(
-                    "select count(*) from information_schema.sessions where blocker_id is not null").getSingleResult())
-                    .intValue() == 1);
+                    blockedSessions).getSingleResult()).intValue() == 1);
             assertThat(second).isNotDone();
             sessionA.getTransaction().commit();
             Begin loser = second.get();
