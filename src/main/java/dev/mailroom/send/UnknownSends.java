@@ -2,18 +2,17 @@ package dev.mailroom.send;
 
 import dev.mailroom.job.HeldSend;
 import dev.mailroom.job.Incoming;
+import dev.mailroom.job.JmsMessages;
 import dev.mailroom.job.JobLedger;
 import dev.mailroom.job.MailJob;
 import dev.mailroom.platform.Destinations;
 import dev.mailroom.platform.Refused;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.jms.BytesMessage;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.transaction.Transactional;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -74,14 +73,7 @@ public class UnknownSends {
 
     private String publish(MailJob job, HeldSend held) {
         try {
-            Message m;
-            if (held.isTextMessage()) {
-                m = jms.createTextMessage(new String(held.getPayload(), StandardCharsets.UTF_8));
-            } else {
-                BytesMessage bytes = jms.createBytesMessage();
-                bytes.writeBytes(held.getPayload());
-                m = bytes;
-            }
+            Message m = JmsMessages.withBody(jms, held.getPayload(), held.isTextMessage());
             m.setLongProperty(Incoming.SEND_AGAIN_PROPERTY, job.getId());
             if (held.getTraceparent() != null) {
                 m.setStringProperty("traceparent", held.getTraceparent());
