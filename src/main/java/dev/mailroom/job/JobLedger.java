@@ -102,7 +102,8 @@ public class JobLedger {
         JobAttempt attempt = new JobAttempt(j.getId(), j.getAttemptCount() + 1, in.jmsMessageId(), provider.name(), now);
         em.persist(attempt);
         j.attemptStarted(provider.name(), in.jmsMessageId(), now);
-        event(j, "attempt_started", "attempt " + attempt.getAttemptNumber() + " through " + provider.name(), now);
+        event(j, "attempt_started", "attempt " + attempt.getAttemptNumber() + " through " + provider.name()
+                + (j.getId().equals(in.sendAgainOf()) ? " (an operator's send again, admitted once: this copy owns the job)" : ""), now);
         em.flush();
         return new Begin.Proceed(j.getId(), attempt.getId(), attempt.getAttemptNumber(), j.getExpiresAt());
     }

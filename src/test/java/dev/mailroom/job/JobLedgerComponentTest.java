@@ -203,6 +203,9 @@ class JobLedgerComponentTest {
         db.run(em -> ledger(em).recordSent(second, ProviderResponse.accepted("smtp", "250", "ok", "q2")));
         assertThat(begin(redelivery(copy), SMTP)).isInstanceOf(Begin.AlreadyFinished.class);
         assertThat(timeline(p.jobId())).containsSubsequence("ambiguous_not_resent", "send_again", "attempt_started", "sent");
+        assertThat(db.<List<String>>inTransaction(em -> em.createQuery("select e.detail from JobEvent e where e.jobId = :j"
+                + " and e.type = 'attempt_started' order by e.id", String.class).setParameter("j", p.jobId()).getResultList()))
+                .last().asString().contains("send again");
     }
 
     @Test
