@@ -208,7 +208,7 @@ public final class JobParser {
         }
         JsonNode expires = root.get("expires_at");
         if (expires != null && expires.isTextual()) {
-            // stricter than the schema's "date-time" format (which lets 2030-02-30 through)
+            // Instant is what SendJob holds: what OffsetDateTime cannot read is a violation, whatever the format check says
             try {
                 OffsetDateTime.parse(expires.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME);
             } catch (DateTimeException e) {
