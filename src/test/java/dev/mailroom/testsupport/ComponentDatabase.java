@@ -30,15 +30,25 @@ public final class ComponentDatabase implements AutoCloseable {
         String url = "jdbc:h2:mem:component-" + SEQUENCE.incrementAndGet() + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;"
                 + "DEFAULT_NULL_ORDERING=HIGH;DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=20000";
         Flyway.configure().dataSource(url, "sa", "").locations("classpath:db/migration").load().migrate();
+        return new ComponentDatabase(build(url, "sa", "", entities));
+    }
+
+    /** The schema in an existing PostgreSQL database (e.g. a {@code PostgresServer} of the IT harness), mapping {@code entities}. */
+    public static ComponentDatabase postgres(String url, String user, String password, List<Class<?>> entities) {
+        Flyway.configure().dataSource(url, user, password).locations("classpath:db/migration").load().migrate();
+        return new ComponentDatabase(build(url, user, password, entities));
+    }
+
+    private static EntityManagerFactory build(String url, String user, String password, List<Class<?>> entities) {
         Configuration cfg = new Configuration();
         entities.forEach(cfg::addAnnotatedClass);
         cfg.setProperty("hibernate.connection.url", url);
-        cfg.setProperty("hibernate.connection.username", "sa");
-        cfg.setProperty("hibernate.connection.password", "");
+        cfg.setProperty("hibernate.connection.username", user);
+        cfg.setProperty("hibernate.connection.password", password);
         cfg.setProperty("hibernate.connection.pool_size", "8");
         cfg.setProperty("hibernate.hbm2ddl.auto", "none");
         cfg.setProperty("hibernate.jdbc.time_zone", "UTC");
-        return new ComponentDatabase(cfg.buildSessionFactory());
+        return cfg.buildSessionFactory();
     }
 
     /** A new session (its own connection), not yet in a transaction. */
