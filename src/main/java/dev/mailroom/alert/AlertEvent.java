@@ -30,7 +30,7 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
     public static final String PROVIDER = "provider";
     public static final String CODE = "code";
 
-    /** The kinds of occurrence Mailroom alerts on ({@code design.md} §6). */
+    /** The kinds of occurrence Mailroom alerts on. */
     public enum Kind {
         /** A job was dead-lettered (by the policy, or by the broker and found by the sweeper). */
         DEAD_LETTER_ARRIVAL,

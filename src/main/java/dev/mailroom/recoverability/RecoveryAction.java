@@ -4,7 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * What to do with a job after a failure: the only ways out of a handler (design §1). Decided by
+ * What to do with a job after a failure: the only ways out of a handler (each leads to one terminal state
+ * an operator can see, or to another attempt). Decided by
  * {@link RecoverabilityPolicy}; carried out elsewhere (the send consumer, the broker's scheduled
  * delivery, the dead-letter recorder).
  */

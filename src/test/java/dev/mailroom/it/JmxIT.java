@@ -172,10 +172,17 @@ class JmxIT {
             assertThat(queueView(BULK).path("paused").asBoolean()).isFalse();
 
             env.jms().sendText(SEND, Jobs.job(id));
-            Jobs.sleep(5000);
+            // a later job on the queue that is not paused is received and sent: the consumers are working,
+            // and the one on the paused queue was sent before it
+            String later = Jobs.runPrefix("jmx-pause-bulk") + "job";
+            env.jms().sendText(BULK, Jobs.job(later));
+            api.awaitJson("/api/v1/jobs/" + later, j -> "sent_to_provider".equals(j.path("state").asText()),
+                    Duration.ofSeconds(60));
             assertThat(Jobs.state(api, id)).as("a job sent while paused is not received").isNull();
             assertThat(sandboxHas(id)).isFalse();
-            assertThat(queueView(SEND).path("depth").asLong()).isGreaterThanOrEqualTo(1);
+            JsonNode waiting = queueView(SEND);
+            assertThat(waiting.path("depth").asLong()).as("still on the queue").isGreaterThanOrEqualTo(1);
+            assertThat(waiting.path("in_flight").asLong()).as("and not being delivered").isZero();
         } finally {
             jmx.invoke(name(SEND), "resumeConsumers", new Object[0], new String[0]);
         }
