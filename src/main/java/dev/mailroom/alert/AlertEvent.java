@@ -39,7 +39,9 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
         /** An open dead letter is within the warning time of its retention expiry. */
         RETENTION_EXPIRING,
         /** A provider answered with a code no mapping table covers. */
-        UNKNOWN_PROVIDER_CODE
+        UNKNOWN_PROVIDER_CODE,
+        /** A send queue's line stopped: its consumers are paused, its jobs wait on the broker. */
+        QUEUE_PAUSED
     }
 
     public AlertEvent {
@@ -134,6 +136,19 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
         putIfPresent(l, MESSAGE_ID, messageId);
         return new AlertEvent(Kind.UNKNOWN_PROVIDER_CODE, l, "Provider " + provider + " answered with code "
                 + code + " that no mapping covers" + (messageId == null ? "" : " (message " + messageId + ")"), at);
+    }
+
+    /**
+     * The line of {@code queue} stopped for {@code reason} ({@code systemic}, {@code providers_open},
+     * {@code dead_letter_rate}, {@code database}, {@code operator}).
+     */
+    public static AlertEvent queuePaused(String queue, String reason, String detail, Instant at) {
+        Map<String, String> l = new TreeMap<>();
+        l.put(QUEUE, Objects.requireNonNull(queue, "queue"));
+        l.put(REASON, Objects.requireNonNull(reason, "reason"));
+        return new AlertEvent(Kind.QUEUE_PAUSED, l, "Consumers of " + queue + " paused (" + reason + ")"
+                + (detail == null ? "" : ": " + detail) + "; its jobs wait on the broker until a probe or an operator"
+                + " resumes it", at);
     }
 
     private static void putIfPresent(Map<String, String> l, String name, String value) {

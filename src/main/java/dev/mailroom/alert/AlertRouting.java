@@ -54,6 +54,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
     public static final String OLDEST_AGE_EXCEEDED = "DeadLetterOldestAgeExceeded";
     public static final String RETENTION_EXPIRING = "DeadLetterRetentionExpiring";
     public static final String UNKNOWN_PROVIDER_CODE = "UnknownProviderCode";
+    public static final String QUEUE_PAUSED = "QueuePaused";
 
     public AlertRouting {
         pageReasons = Set.copyOf(pageReasons);
@@ -88,7 +89,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
     public Severity severityOf(AlertEvent event) {
         return switch (event.kind()) {
             case DEAD_LETTER_ARRIVAL -> pageReasons.contains(event.label(AlertEvent.REASON)) ? Severity.PAGE : Severity.TICKET;
-            case OLDEST_AGE_EXCEEDED, UNKNOWN_PROVIDER_CODE -> Severity.PAGE;
+            case OLDEST_AGE_EXCEEDED, UNKNOWN_PROVIDER_CODE, QUEUE_PAUSED -> Severity.PAGE;
             case RETENTION_EXPIRING -> Severity.TICKET;
         };
     }
@@ -100,6 +101,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case OLDEST_AGE_EXCEEDED -> OLDEST_AGE_EXCEEDED;
             case RETENTION_EXPIRING -> RETENTION_EXPIRING;
             case UNKNOWN_PROVIDER_CODE -> UNKNOWN_PROVIDER_CODE;
+            case QUEUE_PAUSED -> QUEUE_PAUSED;
         };
     }
 
@@ -113,6 +115,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case DEAD_LETTER_ARRIVAL -> List.of(AlertEvent.QUEUE, AlertEvent.REASON);
             case OLDEST_AGE_EXCEEDED, RETENTION_EXPIRING -> List.of(AlertEvent.QUEUE);
             case UNKNOWN_PROVIDER_CODE -> List.of(AlertEvent.PROVIDER, AlertEvent.CODE);
+            case QUEUE_PAUSED -> List.of(AlertEvent.QUEUE, AlertEvent.REASON);
         };
     }
 
@@ -154,6 +157,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
                     + " is close to retention expiry";
             case UNKNOWN_PROVIDER_CODE -> "Provider " + g.getOrDefault(AlertEvent.PROVIDER, "?")
                     + " answered with unknown code " + g.getOrDefault(AlertEvent.CODE, "?");
+            case QUEUE_PAUSED -> "Consumers of " + g.getOrDefault(AlertEvent.QUEUE, "?") + " paused: "
+                    + g.getOrDefault(AlertEvent.REASON, "?");
         };
     }
 }

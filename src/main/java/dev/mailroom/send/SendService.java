@@ -24,6 +24,7 @@ import dev.mailroom.recoverability.FailureClassifier;
 import dev.mailroom.recoverability.RecoverabilityComponents;
 import dev.mailroom.recoverability.RecoverabilityPolicy;
 import dev.mailroom.recoverability.RecoveryAction;
+import dev.mailroom.stopline.StopLine;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
@@ -75,6 +76,8 @@ public class SendService {
     Clock clock;
     @Inject
     Event<UnknownProviderCode> unknownCodes;
+    @Inject
+    StopLine stopLine;
 
     public void handle(Incoming in) {
         ParseResult parsed = parser.parse(in.body());
@@ -121,6 +124,7 @@ public class SendService {
             return;
         }
         if (response.accepted()) {
+            stopLine.answered(in.queue(), provider.name(), null, null);
             rateLimiter.onSuccess();
             ledger.recordSent(proceed, response);
             metrics.attempt(in.queue(), provider.name(), "accepted");
@@ -143,6 +147,7 @@ public class SendService {
     private void decideAndCarryOut(Incoming in, Begin.Proceed proceed, ProviderResponse response,
                                    Failure failure, Throwable cause) {
         metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
+        stopLine.answered(in.queue(), provider.name(), failure.failureClass(), failure.text());
         RecoveryAction action = RecoverabilityPolicy.decide(failure, ledger.historyBefore(proceed.jobId(),
                         proceed.attemptId()), policies.forQueue(in.queue()), proceed.expiresAt(), clock.instant(),
                 ThreadLocalRandom.current());
