@@ -5,7 +5,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
-/** A stopped line pages: the queue's jobs wait until a probe or an operator starts it again. */
+/**
+ * A line stopped by the world (credentials, providers, dead-letter rate, database) pages: the queue's jobs wait
+ * until a probe or an operator starts it again. An operator's own pause does not page.
+ */
 @ApplicationScoped
 public class StopLineAlerts {
 
@@ -13,6 +16,9 @@ public class StopLineAlerts {
     AlertService alerts;
 
     void stopped(@Observes LineStopped s) {
+        if ("operator".equals(s.reason())) {
+            return;
+        }
         alerts.raise(AlertEvent.queuePaused(s.queue(), s.reason(), s.detail(), s.since()));
     }
 }

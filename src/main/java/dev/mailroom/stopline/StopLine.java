@@ -129,13 +129,15 @@ public class StopLine {
 
     /** An operator stops the queue's consumers: recorded (reason {@code operator}) and carried out at once. */
     public ConsumerControl.QueueConsumers pauseByOperator(String queue, String actor) {
-        ConsumerControl.QueueConsumers now = consumers.pause(queue, actor);
+        consumers.state(queue); // a queue that is not a send queue is refused before anything is recorded
+        // the line first, then the consumers: the probe's reconciliation never sees paused consumers on a running line
         signal(queue, new LineSignal.OperatorPaused(actor == null || actor.isBlank() ? "(unknown)" : actor));
-        return now;
+        return consumers.pause(queue, actor);
     }
 
     /** An operator starts the queue's consumers again, whatever stopped them, and the record is cleared. */
     public ConsumerControl.QueueConsumers resumeByOperator(String queue, String actor) {
+        consumers.state(queue);
         signal(queue, new LineSignal.OperatorResumed(actor == null || actor.isBlank() ? "(unknown)" : actor));
         return consumers.resume(queue, actor);
     }
