@@ -171,11 +171,16 @@ public class StopLine {
                     Duration.between(before.since(), clock.instant()), clock.instant()));
         }
         if (!(signal instanceof LineSignal.OperatorPaused) && !(signal instanceof LineSignal.OperatorResumed)) {
-            executor.execute(() -> reconcile(queue));
+            runLater(() -> reconcile(queue));
         } else {
             record(queue);
         }
         return decision;
+    }
+
+    /** Off the caller's thread: a delivery must not wait for its own consumers to stop. */
+    void runLater(Runnable work) {
+        executor.execute(work);
     }
 
     /** Restores a pause recorded before a restart. */
