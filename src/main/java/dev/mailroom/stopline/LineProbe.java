@@ -6,6 +6,7 @@ import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
 import jakarta.ejb.EJB;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
@@ -32,6 +33,7 @@ import javax.sql.DataSource;
  */
 @Singleton
 @Startup
+@DependsOn("SchemaMigration")
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class LineProbe {
@@ -62,6 +64,14 @@ public class LineProbe {
 
     @PostConstruct
     void schedule() {
+        // pauses recorded before a restart close their gates before the first tick, as early as the schema allows
+        try {
+            schema.awaitMigrated();
+            records.all().forEach(line::restore);
+            restored = true;
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, e, () -> "could not read the recorded pauses at start; the first tick tries again");
+        }
         long ms = settings.probeInterval().toMillis();
         timers.createIntervalTimer(ms, ms, new TimerConfig("stop-the-line-probe", false));
     }
@@ -91,7 +101,9 @@ public class LineProbe {
         }
         for (String queue : config.queues()) {
             line.signal(queue, new LineSignal.DatabaseAnswered());
-            line.reconcile(queue);
+            if (line.needsReconcile(queue)) {
+                line.reconcile(queue);
+            }
             LineState state = line.state(queue);
             if (state.reason() == PauseReason.DEAD_LETTER_RATE) {
                 line.deadLetterRate(queue).ifPresent(s ->

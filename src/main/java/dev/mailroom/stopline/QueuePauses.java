@@ -26,10 +26,8 @@ public class QueuePauses {
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void delete(String queue) {
-        QueuePause row = em.find(QueuePause.class, queue);
-        if (row != null) {
-            em.remove(row);
-        }
+        // a bulk delete: idempotent, a row already gone is no failure
+        em.createQuery("delete from QueuePause p where p.queue = :q").setParameter("q", queue).executeUpdate();
     }
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)

@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -57,6 +58,8 @@ public class StopLine {
     private final Map<String, Optional<DeadLetterRateWindow>> windows = new ConcurrentHashMap<>();
     private final Map<String, String> breakers = new ConcurrentHashMap<>();
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
+    /** Queues whose consumers or record may not match their line yet (a switch failed, or is on its way). */
+    private final Set<String> unsettled = ConcurrentHashMap.newKeySet();
 
     /** The line of {@code queue} as this node holds it. */
     public LineState state(String queue) {
@@ -130,16 +133,19 @@ public class StopLine {
     /** An operator stops the queue's consumers: recorded (reason {@code operator}) and carried out at once. */
     public ConsumerControl.QueueConsumers pauseByOperator(String queue, String actor) {
         consumers.state(queue); // a queue that is not a send queue is refused before anything is recorded
-        // the line first, then the consumers: the probe's reconciliation never sees paused consumers on a running line
-        signal(queue, new LineSignal.OperatorPaused(actor == null || actor.isBlank() ? "(unknown)" : actor));
-        return consumers.pause(queue, actor);
+        synchronized (lock("switch " + queue)) { // never interleaved with the probe's reconciliation
+            signal(queue, new LineSignal.OperatorPaused(actor == null || actor.isBlank() ? "(unknown)" : actor));
+            return consumers.pause(queue, actor);
+        }
     }
 
     /** An operator starts the queue's consumers again, whatever stopped them, and the record is cleared. */
     public ConsumerControl.QueueConsumers resumeByOperator(String queue, String actor) {
         consumers.state(queue);
-        signal(queue, new LineSignal.OperatorResumed(actor == null || actor.isBlank() ? "(unknown)" : actor));
-        return consumers.resume(queue, actor);
+        synchronized (lock("switch " + queue)) {
+            signal(queue, new LineSignal.OperatorResumed(actor == null || actor.isBlank() ? "(unknown)" : actor));
+            return consumers.resume(queue, actor);
+        }
     }
 
     // ------------------------------------------------------------------ deciding and carrying out
@@ -171,6 +177,7 @@ public class StopLine {
                     Duration.between(before.since(), clock.instant()), clock.instant()));
         }
         if (!(signal instanceof LineSignal.OperatorPaused) && !(signal instanceof LineSignal.OperatorResumed)) {
+            unsettled.add(queue);
             runLater(() -> reconcile(queue));
         } else {
             record(queue);
@@ -183,16 +190,19 @@ public class StopLine {
         executor.execute(work);
     }
 
-    /** Restores a pause recorded before a restart. */
+    /**
+     * Restores a pause recorded before a restart: the gate closes at once; the consumers follow at the next
+     * {@link #reconcile} (the probe's tick), once the server has them.
+     */
     void restore(String queue, LineState recorded) {
         synchronized (lock(queue)) {
             if (!state(queue).paused()) {
                 lines.put(queue, recorded);
+                unsettled.add(queue);
                 LOG.warning(() -> "line of " + queue + " restored as stopped (" + recorded.reason().wireName()
                         + " since " + recorded.since() + "): " + recorded.detail());
             }
         }
-        reconcile(queue);
     }
 
     /** Makes the consumers and the record of {@code queue} match its line; idempotent, safe to repeat. */
@@ -208,7 +218,9 @@ public class StopLine {
                         consumers.resume(queue, ACTOR);
                     }
                 }
+                unsettled.remove(queue);
             } catch (RuntimeException e) {
+                unsettled.add(queue);
                 LOG.log(Level.WARNING, e, () -> "could not " + (line.paused() ? "pause" : "resume")
                         + " the consumers of " + queue + " yet; the probe tries again");
             }
@@ -216,19 +228,27 @@ public class StopLine {
         }
     }
 
+    /** Whether the probe's tick should {@link #reconcile} {@code queue}: its line is stopped, or a switch is pending. */
+    boolean needsReconcile(String queue) {
+        return state(queue).paused() || unsettled.contains(queue);
+    }
+
     private void record(String queue) {
-        LineState line = state(queue);
-        if (line.reason() == PauseReason.DATABASE) {
-            return; // cannot be written, and ends when the database answers
-        }
-        try {
-            if (line.paused()) {
-                records.save(queue, line);
-            } else {
-                records.delete(queue);
+        synchronized (lock("record " + queue)) {
+            LineState line = state(queue);
+            if (line.reason() == PauseReason.DATABASE) {
+                return; // cannot be written, and ends when the database answers
             }
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, e, () -> "could not record the line of " + queue + " (" + line + ")");
+            try {
+                if (line.paused()) {
+                    records.save(queue, line);
+                } else {
+                    records.delete(queue);
+                }
+            } catch (Exception e) { // the transaction's commit may throw a checked RollbackException through the proxy
+                unsettled.add(queue);
+                LOG.log(Level.WARNING, e, () -> "could not record the line of " + queue + " (" + line + ")");
+            }
         }
     }
 

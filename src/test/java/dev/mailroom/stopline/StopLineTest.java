@@ -228,6 +228,8 @@ class StopLineTest {
         wire();
         line.restore(SEND, recorded);
         assertThat(line.state(SEND)).isEqualTo(recorded);
+        assertThat(line.admits(SEND)).as("the gate closes before the consumers are switched").isFalse();
+        line.reconcile(SEND);
         assertThat(consumersPaused.get(SEND)).isTrue();
 
         line.resumeByOperator(SEND, "bob");

@@ -56,7 +56,7 @@ public class QueueResource {
                 BrokerQueues.QueueFigures dlq = broker.figures("DLQ." + q);
                 LineState line = stopLine.state(q);
                 return new QueueView(q, send.depth(), send.inFlight(), send.scheduled(), send.consumers(),
-                        dlq.name(), dlq.depth(), consumers.paused(q) || line.paused(),
+                        dlq.name(), dlq.depth(), consumers.paused(q),
                         line.paused() ? line.reason().wireName() : null, line.detail(), line.since());
             }).toList();
             return Response.ok(views).build();
