@@ -35,8 +35,10 @@ public class StopLineSettings {
         return duration(PREFIX + "probe-interval", Duration.ofSeconds(10));
     }
 
+    /** At least 100 ms: a put-back is a scheduled copy, and zero would spin a delivery against the gate. */
     public Duration putBack() {
-        return duration(PREFIX + "put-back", Duration.ofSeconds(1));
+        Duration d = duration(PREFIX + "put-back", Duration.ofSeconds(1));
+        return d.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : d;
     }
 
     /** The dead-letter-rate breaker's settings for {@code queue}, or empty when it is disabled there. */
