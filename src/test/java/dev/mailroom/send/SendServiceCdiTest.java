@@ -36,6 +36,8 @@ import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import dev.mailroom.recoverability.FailureClass;
+import dev.mailroom.stopline.StopLine;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -65,6 +67,8 @@ class SendServiceCdiTest {
     static final List<Duration> COPY_DELAYS = new ArrayList<>();
     static final List<String> POISONED = new ArrayList<>();
     static final List<SendOutcomeUnknown> UNKNOWN = new ArrayList<>();
+    /** What the send path told the stop-the-line hook, per provider answer. */
+    static final List<String> ANSWERS = new ArrayList<>();
 
     /** Thrown by the provider to stand for the process dying mid-call: nothing of ours catches an Error. */
     static final class Crash extends Error {
@@ -73,18 +77,6 @@ class SendServiceCdiTest {
     /** The stand-ins: the provider, the broker side of the executor and of the dead-letter recorder, metrics. */
     @ApplicationScoped
     static class StandIns {
-        /** The line never stops here: stopping it is StopLine's (StopLinePolicyTest, StopTheLineIT). */
-        @Produces
-        @Singleton
-        dev.mailroom.stopline.StopLine stopLine() {
-            return new dev.mailroom.stopline.StopLine() {
-                @Override
-                public void answered(String queue, String provider, dev.mailroom.recoverability.FailureClass failureClass,
-                                     String detail) {
-                }
-            };
-        }
-
         @Produces
         @Singleton
         MailProvider provider() {
@@ -106,9 +98,26 @@ class SendServiceCdiTest {
             };
         }
 
+        /** The line never stops here (stopline has its own tests); a put-back waits one second. */
         @Produces
         @Singleton
-        RecoveryExecutor executor(JobLedger ledger, DeadLetterRecorder deadLetters, Clock clock) {
+        StopLine stopLine() {
+            return new StopLine() {
+                @Override
+                public void answered(String queue, String provider, FailureClass failureClass, String detail) {
+                    ANSWERS.add(failureClass == null ? "accepted" : failureClass.wireName());
+                }
+
+                @Override
+                public Duration putBack() {
+                    return Duration.ofSeconds(1);
+                }
+            };
+        }
+
+        @Produces
+        @Singleton
+        RecoveryExecutor executor(JobLedger ledger, DeadLetterRecorder deadLetters, Clock clock, StopLine stopLine) {
             RecoveryExecutor e = new RecoveryExecutor() {
                 @Override
                 public String scheduleCopy(Incoming in, Duration delay, int attemptsSoFar) {
@@ -122,6 +131,7 @@ class SendServiceCdiTest {
             e.ledger = ledger;
             e.deadLetters = deadLetters;
             e.clock = clock;
+            e.line = stopLine;
             return e;
         }
 
@@ -160,6 +170,7 @@ class SendServiceCdiTest {
         COPY_DELAYS.clear();
         POISONED.clear();
         UNKNOWN.clear();
+        ANSWERS.clear();
         db = ComponentDatabase.h2(List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class));
         TestTransactions.use(db);
     }
@@ -260,6 +271,7 @@ class SendServiceCdiTest {
         assertThat(jobRow("timeout-http").getState()).isEqualTo(JobState.retry_scheduled);
         assertThat(COPIES).hasSize(1);
         assertThat(UNKNOWN).isEmpty();
+        assertThat(ANSWERS).as("the stop-the-line hook hears every provider answer").containsExactly("ambiguous");
     }
 
     @Test
