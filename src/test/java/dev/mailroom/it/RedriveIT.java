@@ -297,6 +297,40 @@ class RedriveIT {
     }
 
     @Test
+    void aReplayWithoutASampleIsAskedForByNameAndABouncedReplayIsCountedAsBounced() {
+        String prefix = Jobs.runPrefix("redrive-nosample");
+        List<String> jobs = Jobs.ids(prefix, 2);
+        Instant start = Instant.now();
+        Map<String, Long> dead = new java.util.HashMap<>();
+        for (String id : jobs) {
+            env.smtp().enqueueReply(554, "5.9.99 something nobody has seen");
+            env.jms().sendText("mail.send", Jobs.job(id));
+            dead.putAll(scenario.awaitDeadLetters(List.of(id), "unmapped_error", start));
+        }
+        ObjectNode filter = withIds(new ArrayList<>(dead.values()));
+
+        HttpResponse<String> implicit = api.post("/api/v1/redrives", "{\"filter\": " + filter + ", \"sample_size\": 0}");
+        assertThat(implicit.statusCode()).as(implicit.body()).isEqualTo(400);
+        assertThat(implicit.body()).contains("skip_sample");
+
+        JsonNode plan = api.postJson("/api/v1/redrives", "{\"filter\": " + filter + ", \"skip_sample\": true}", 201);
+        assertThat(plan.path("options").path("skip_sample").asBoolean()).isTrue();
+        assertThat(plan.path("options").path("sample_size").asInt()).isZero();
+        assertThat(RedriveScenario.entries(plan, "sample")).isEmpty();
+        assertThat(scenario.record(plan.path("id").asText()).path("options").path("skip_sample").asBoolean())
+                .as("kept in its record").isTrue();
+
+        // the first replay's recipient is refused for good, the second is sent
+        env.smtp().enqueueReply(550, "5.1.1 <alice@example.com>: Recipient address rejected: User unknown");
+        scenario.run(plan.path("id").asText());
+        JsonNode record = scenario.await(plan.path("id").asText(), RedriveScenario.status("completed", "stopped")
+                .and(RedriveScenario.allOutcomes("sent", "bounced_permanent")), Duration.ofSeconds(60));
+        assertThat(record.path("status").asText()).isEqualTo("completed");
+        assertThat(record.path("outcomes").path("bounced_permanent").asInt()).as(record.toString()).isEqualTo(1);
+        assertThat(record.path("outcomes").path("sent").asInt()).as(record.toString()).isEqualTo(1);
+    }
+
+    @Test
     void badPlansAndUnknownIdsGetA4xxWithAReason() {
         assertThat(api.post("/api/v1/redrives", "{\"filter\": {}}").statusCode()).isEqualTo(400);
         assertThat(api.post("/api/v1/redrives", "{\"filter\": {\"queue\": \"nope\"}}").body()).contains("unknown queue");
