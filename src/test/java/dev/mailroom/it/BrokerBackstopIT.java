@@ -30,14 +30,13 @@ class BrokerBackstopIT {
     /** redelivery-delay 1 s, multiplier 2, four redeliveries: at least 1 + 2 + 4 + 8 s. */
     static final Duration MIN_BACKSTOP_TIME = Duration.ofSeconds(14);
 
+    private final ItEnvironment env = ItEnvironment.get();
+
     @Test
     void aJobWhoseHandlingAlwaysThrowsEndsInItsOwnDeadLetterQueue() throws Exception {
-        ItEnvironment env = ItEnvironment.get();
         SmtpTestServer smtp = env.smtp();
         String id = Jobs.runPrefix("backstop") + "broken-template";
-        String job = """
-                {"schema_version": 1, "message_id": "%s", "from": "noreply@example.com", "to": ["a@example.com"],
-                 "template_id": "%s", "variables": {}}""".formatted(id, ItEnvironment.BROKEN_TEMPLATE_ID);
+        String job = brokenTemplateJob(id);
         int before = smtp.receivedCount();
         long start = System.nanoTime();
         env.jms().sendText("mail.send", job);
@@ -85,12 +84,9 @@ class BrokerBackstopIT {
 
     @Test
     void twoBrokerRoutedCopiesOfOneMessageAreOneDeadLetterAnnouncedOnceAndDiscardedTogether() throws Exception {
-        ItEnvironment env = ItEnvironment.get();
         Instant start = Instant.now();
         String id = Jobs.runPrefix("backstop") + "two-copies";
-        String job = """
-                {"schema_version": 1, "message_id": "%s", "from": "noreply@example.com", "to": ["a@example.com"],
-                 "template_id": "%s", "variables": {}}""".formatted(id, ItEnvironment.BROKEN_TEMPLATE_ID);
+        String job = brokenTemplateJob(id);
         double arrivalsBefore = DlqSweeps.arrivals(env, "mail.send", "redelivery_limit");
         // what the broker leaves after two copies of one job each ran out of deliveries: two bare DLQ messages
         env.jms().sendText("DLQ.mail.send", job);
@@ -128,6 +124,13 @@ class BrokerBackstopIT {
         DlqSweeps.awaitMore(env, 2);
         assertThat(env.api().getJson("/api/v1/dead-letters/" + rowId).path("status").asText()).isEqualTo("discarded");
         assertThat(env.api().getJson("/api/v1/dead-letters?message_id=" + id).path("items")).hasSize(1);
+    }
+
+    /** A job whose handling throws on every delivery: its template file is broken. */
+    private static String brokenTemplateJob(String id) {
+        return """
+                {"schema_version": 1, "message_id": "%s", "from": "noreply@example.com", "to": ["a@example.com"],
+                 "template_id": "%s", "variables": {}}""".formatted(id, ItEnvironment.BROKEN_TEMPLATE_ID);
     }
 
     private static List<AlertReceiver.Received> arrivalAlerts(ItEnvironment env, Instant since) {
