@@ -304,7 +304,7 @@ class RedriveIT {
         Map<String, Long> dead = new java.util.HashMap<>();
         for (String id : jobs) {
             env.smtp().enqueueReply(554, "5.9.99 something nobody has seen");
-            env.jms().sendText("mail.send", Jobs.job(id));
+            env.jms().sendText(RedriveScenario.QUEUE, Jobs.job(id));
             dead.putAll(scenario.awaitDeadLetters(List.of(id), "unmapped_error", start));
         }
         ObjectNode filter = withIds(new ArrayList<>(dead.values()));
