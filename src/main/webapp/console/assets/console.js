@@ -522,6 +522,7 @@ async function redrivePlanForm(params, seq) {
     h('input', {id: 'opt-' + name, name, testid: 'opt-' + name, placeholder}));
   const reason = h('input', {id: 'redrive-reason', testid: 'redrive-reason', placeholder: 'why (required for a discard)'});
   const out = h('div', {testid: 'plan-result'});
+  const skipSample = h('input', {type: 'checkbox', id: 'opt-skip_sample', testid: 'opt-skip_sample'});
   const form = filterForm(REDRIVE_FILTERS, values, 'redrive-filter', async (v) => {
     const filter = {};
     for (const [k, val] of Object.entries(v)) {
@@ -533,6 +534,7 @@ async function redrivePlanForm(params, seq) {
       const el = document.getElementById('opt-' + k);
       if (el && el.value.trim()) body[k] = conv(el.value.trim());
     }
+    if (skipSample.checked) body.skip_sample = true;
     try {
       const record = await post('/redrives', body);
       location.hash = '#/redrives/' + record.id;
@@ -543,6 +545,8 @@ async function redrivePlanForm(params, seq) {
   for (const o of [['sample_size', 'Sample size (first entries, alone)', 'default'],
     ['sample_rate_per_second', 'Sample rate per second', 'default'], ['rate_per_second', 'Rate per second after the sample', 'default'],
     ['sample_timeout', 'How long to wait for the sample (ISO duration)', 'e.g. PT2M']]) form.insertBefore(opt(...o), form.lastChild);
+  form.insertBefore(h('div', {}, h('label', {for: 'opt-skip_sample'}, 'Replay without a sample (nothing stops it early)'),
+    skipSample), form.lastChild);
   if (!canAct()) form.querySelector('button[type=submit]').disabled = true;
   render(seq, h('h1', {}, 'Plan a redrive'),
     h('p', {class: 'hint'}, 'Choose which open dead letters to replay or discard. Planning is a dry run: you review the ',
@@ -578,7 +582,7 @@ function renderRedrive(r, seq) {
     kvTable([['Action', r.action, 'redrive-action-value'], ['Filter', filterText, 'redrive-filter-text'], ['Why', r.reason],
       ['Planned by', r.created_by], ['Planned at', when(r.created_at)], ['Started by', r.started_by], ['Started at', when(r.started_at)],
       ['Finished at', when(r.finished_at)], ['Stop reason', r.stop_reason, 'redrive-stop-reason'],
-      ['Options', r.options ? `sample ${r.options.sample_size} at ${r.options.sample_rate_per_second}/s, then ${r.options.rate_per_second}/s, sample timeout ${r.options.sample_timeout}` : null]], 'redrive-summary'),
+      ['Options', r.options ? (r.options.skip_sample ? 'no sample (skip_sample), ' : '') + `sample ${r.options.sample_size} at ${r.options.sample_rate_per_second}/s, then ${r.options.rate_per_second}/s, sample timeout ${r.options.sample_timeout}` : null]], 'redrive-summary'),
   ];
   if (r.status === 'planned') {
     parts.push(h('section', {class: 'card', testid: 'review'}, h('h2', {}, 'Review the plan (dry run: nothing has changed yet)'),

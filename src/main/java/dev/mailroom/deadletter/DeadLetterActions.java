@@ -13,8 +13,8 @@ import java.time.Instant;
 
 /**
  * What an operator does to a dead letter, always with who and why. Discard: the entry is resolved
- * without sending; its envelope (and payload) stay until retention purges it. (Redrive, edit and
- * replay come with the redrive capability.)
+ * without sending; its envelope (and payload) stay on the row until retention purges it, its broker
+ * copies leave the DLQ in the same transaction. (Redrive, edit and replay come with the redrive capability.)
  */
 @ApplicationScoped
 public class DeadLetterActions {
@@ -24,15 +24,23 @@ public class DeadLetterActions {
     @Inject
     JobLedger ledger;
     @Inject
+    DeadLetterCopies copies;
+    @Inject
     Clock clock;
 
     /**
      * Moves a dead letter to {@code to} (held by redrive run {@code redriveId}, or none) with the event
      * that says who and why; the job's timeline gets the same line. The caller holds the row's lock.
+     * A dead letter that is resolved (discarded, or replayed: the replay took the copy it sent) leaves the
+     * DLQ with it: every copy of it there is removed in this transaction, so the DLQ and the table stay
+     * one truth and no sweep can find a copy of it later.
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public void transition(DeadLetter d, DeadLetter.Status to, String redriveId, String actor, String why) {
         Instant now = clock.instant();
+        if (to.resolved()) {
+            copies.remove(DeadLetterCopies.Identity.of(d));
+        }
         em.persist(new DeadLetterEvent(d.getId(), now, d.getStatus(), to.name(), actor, why));
         d.redriveStatus(to, redriveId, now);
         if (d.getJobId() != null && to != DeadLetter.Status.replaying && to != DeadLetter.Status.replayed) {

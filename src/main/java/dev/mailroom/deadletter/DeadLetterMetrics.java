@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code mailroom_deadletter_retention_expiry_seconds}, and {@code mailroom_jobs_state{queue,state}}.
  * Every gauge reads the one published snapshot when it is scraped, and the API's
  * {@code GET /api/v1/dead-letters/stats} returns that same snapshot: the two cannot disagree.
+ * {@code mailroom_deadletter_sweeps_total} counts the DLQ sweeps that finished.
  */
 @ApplicationScoped
 public class DeadLetterMetrics {
@@ -37,6 +38,11 @@ public class DeadLetterMetrics {
     void arrived(@Observes(during = TransactionPhase.AFTER_SUCCESS) DeadLetterArrived arrived) {
         registry.counter("mailroom.deadletter.arrivals", "queue", arrived.envelope().sourceQueue(),
                 "reason", arrived.envelope().reason()).increment();
+    }
+
+    /** A sweep of every DLQ has finished ({@code mailroom_deadletter_sweeps_total}). */
+    void swept() {
+        registry.counter("mailroom.deadletter.sweeps").increment();
     }
 
     /** The latest snapshot, or null before the first. */

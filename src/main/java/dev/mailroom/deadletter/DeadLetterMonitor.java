@@ -31,6 +31,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * <p>Retention: a resolved entry (replayed, discarded) is purged once its retention ends; an open
  * one is announced {@code mailroom.deadletter.retention-alert-before} (default 2 days) before, and
  * when its retention ends it becomes {@code expired}: the envelope is kept, only the payload is dropped.
+ * Either way its broker copies leave the DLQ in the same transaction: retention holds on the broker too,
+ * and a copy left behind would come back as a dead letter nobody can find the record of.
  */
 @Singleton
 @Startup
@@ -54,6 +56,8 @@ public class DeadLetterMonitor {
     DeadLetterMetrics metrics;
     @Inject
     Event<DeadLetterNotice> notices;
+    @Inject
+    DeadLetterCopies copies;
     @Inject
     Clock clock;
     @PersistenceContext(unitName = "mailroom")
@@ -81,7 +85,14 @@ public class DeadLetterMonitor {
     }
 
     void applyRetention(Instant now) {
-        // resolved and past retention: purged (the job's timeline keeps what happened)
+        // resolved and past retention: purged (the job's timeline keeps what happened), with any broker copy
+        // a discard or replay before copies were removed with it left behind
+        em.createQuery("""
+                        select d.consumer, d.sourceQueue, d.messageId, d.lap, d.dlqJmsMessageId from DeadLetter d
+                        where d.status in ('replayed', 'discarded') and d.retentionUntil <= :now""", Object[].class)
+                .setParameter("now", now).getResultStream()
+                .forEach(r -> copies.remove(new DeadLetterCopies.Identity((String) r[0], (String) r[1], (String) r[2],
+                        (Integer) r[3], (String) r[4])));
         em.createQuery("""
                         delete from DeadLetterEvent e where e.deadLetterId in (select d.id from DeadLetter d
                         where d.status in ('replayed', 'discarded') and d.retentionUntil <= :now)""")
@@ -112,7 +123,8 @@ public class DeadLetterMonitor {
                 .setParameter("now", now).getResultList()) {
             em.persist(new DeadLetterEvent(d.getId(), now, d.getStatus(), DeadLetter.Status.expired.name(),
                     DeadLetterRecorder.SYSTEM, "retention ended at " + d.getRetentionUntil()
-                    + " while open; envelope kept, payload dropped (the DLQ message is left as it is)"));
+                    + " while open; envelope kept, payload dropped, broker copy removed"));
+            copies.remove(DeadLetterCopies.Identity.of(d));
             d.status(DeadLetter.Status.expired, now);
             d.dropPayload();
         }

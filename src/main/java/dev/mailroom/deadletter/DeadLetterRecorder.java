@@ -108,23 +108,43 @@ public class DeadLetterRecorder {
     }
 
     /**
-     * Records a message the broker dead-lettered by itself (after max-delivery-attempts): it is in the
-     * DLQ already, so only the row is written, joined with what the database knows of the job.
+     * Records a message the broker dead-lettered by itself (after max-delivery-attempts), joined with what
+     * the database knows of the job, and puts it back on the DLQ with its envelope: the caller (the sweeper)
+     * has taken the bare copy off the DLQ in the same transaction, so every DLQ message carries the
+     * envelope and the bare one is recorded once.
      */
     @Transactional(Transactional.TxType.MANDATORY)
-    public DeadLetter recordBrokerRouted(Incoming in, MailJob job, String messageId, Instant failedAt,
-                                         String dlqJmsMessageId) {
-        String error = "the broker moved it to DLQ." + in.queue() + " after its delivery limit: every delivery failed"
-                + " in a way the handler did not foresee (see the server log)";
+    public DeadLetter recordBrokerRouted(Incoming in, MailJob job, String messageId, Instant failedAt) {
+        DeadLetterEnvelope envelope = brokerRouted(in, job, messageId, failedAt);
         if (job != null && !job.getState().finished()) {
             ledger.moveTo(job, JobState.dead_lettered, failedAt);
-            ledger.event(job, "dead_lettered", "redelivery_limit: " + error, failedAt);
+            ledger.event(job, "dead_lettered", "redelivery_limit: " + envelope.error(), failedAt);
         }
-        DeadLetterEnvelope envelope = envelope(in, job, messageId, "redelivery_limit", "internal", error,
-                "redelivery_limit", null, DeadLetterEnvelope.ROUTED_BY_BROKER, failedAt);
         DeadLetter dl = store(in, envelope, job);
-        dl.dlqCopy(dlqJmsMessageId);
+        dl.dlqCopy(sendToDlq(in, envelope, dl.getAttempts(), dl.getLap()));
         return dl;
+    }
+
+    /**
+     * Puts another broker-routed copy of a dead letter already recorded back on the DLQ with its envelope
+     * (the caller took the bare copy off): the row is not rewritten and nothing is announced again. If
+     * the row pointed at this very copy (recorded before copies carried their envelope), it now points
+     * at the enveloped one.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void reEnvelope(Incoming in, MailJob job, DeadLetter recorded, Instant failedAt) {
+        DeadLetterEnvelope envelope = brokerRouted(in, job, recorded.getMessageId(), failedAt);
+        String copy = sendToDlq(in, envelope, attemptsJson(envelope), recorded.getLap());
+        if (in.jmsMessageId() != null && in.jmsMessageId().equals(recorded.getDlqJmsMessageId())) {
+            recorded.dlqCopy(copy);
+        }
+    }
+
+    private DeadLetterEnvelope brokerRouted(Incoming in, MailJob job, String messageId, Instant failedAt) {
+        String error = "the broker moved it to DLQ." + in.queue() + " after its delivery limit: every delivery failed"
+                + " in a way the handler did not foresee (see the server log)";
+        return envelope(in, job, messageId, "redelivery_limit", "internal", error, "redelivery_limit", null,
+                DeadLetterEnvelope.ROUTED_BY_BROKER, failedAt);
     }
 
     private MailJob recordOnJob(Incoming in, ParseResult.Rejected rejected, String error, Instant now) {
@@ -160,7 +180,7 @@ public class DeadLetterRecorder {
 
     private DeadLetter recordAndCopy(Incoming in, DeadLetterEnvelope envelope, MailJob job) {
         DeadLetter dl = store(in, envelope, job);
-        dl.dlqCopy(sendToDlq(in, envelope, dl.getAttempts()));
+        dl.dlqCopy(sendToDlq(in, envelope, dl.getAttempts(), dl.getLap()));
         LOG.warning(() -> String.format("dead-lettered %s from %s to DLQ.%s: %s (%s): %s", envelope.messageId(),
                 in.queue(), in.queue(), envelope.reason(), envelope.failureClass(),
                 DeadLetterEnvelope.bound(envelope.error(), 500)));
@@ -168,22 +188,12 @@ public class DeadLetterRecorder {
     }
 
     /**
-     * Upserts the row for (consumer, message_id): the latest lap is updated, unless it was replayed, in
-     * which case the dead letter starts its next lap, linked to it. The unique constraint on (consumer,
-     * message_id, lap) makes a racing second insert fail.
+     * Upserts the row for (consumer, source queue, message_id): the latest lap is updated, unless it was
+     * replayed, in which case the dead letter starts its next lap, linked to it. The unique constraint on
+     * (consumer, source_queue, message_id, lap) makes a racing second insert fail.
      */
     private DeadLetter store(Incoming in, DeadLetterEnvelope envelope, MailJob job) {
-        DeadLetter latest = in.replayOf() == null ? null : replayed(in.replayOf(), envelope.consumer());
-        if (latest == null) {
-            List<DeadLetter> existing = em.createQuery("""
-                            select d from DeadLetter d where d.consumer = :c and d.messageId = :m order by d.lap desc""",
-                            DeadLetter.class)
-                    .setParameter("c", envelope.consumer())
-                    .setParameter("m", envelope.messageId())
-                    .setMaxResults(1)
-                    .getResultList();
-            latest = existing.isEmpty() ? null : existing.get(0);
-        }
+        DeadLetter latest = current(in, envelope.consumer(), envelope.messageId());
         boolean nextLap = latest != null && DeadLetter.Status.replayed.name().equals(latest.getStatus());
         boolean first = latest == null || nextLap;
         DeadLetter dl = latest == null ? new DeadLetter(envelope.consumer(), envelope.messageId(), in.queue())
@@ -212,6 +222,26 @@ public class DeadLetterRecorder {
     }
 
     /**
+     * The row a dead letter of this message is recorded onto (or, if replayed, after): the lap a replay
+     * failed onto, else the latest lap of (consumer, source queue, message_id); null if there is none.
+     */
+    DeadLetter current(Incoming in, String consumer, String messageId) {
+        DeadLetter latest = in.replayOf() == null ? null : replayed(in.replayOf(), consumer);
+        if (latest != null) {
+            return latest;
+        }
+        List<DeadLetter> existing = em.createQuery("""
+                        select d from DeadLetter d where d.consumer = :c and d.sourceQueue = :q and d.messageId = :m
+                        order by d.lap desc""", DeadLetter.class)
+                .setParameter("c", consumer)
+                .setParameter("q", in.queue())
+                .setParameter("m", messageId)
+                .setMaxResults(1)
+                .getResultList();
+        return existing.isEmpty() ? null : existing.get(0);
+    }
+
+    /**
      * The row a replay of dead letter {@code replayOf} fails onto: the lap after it if one exists already
      * (the replay failed before), else the replayed entry itself (its next lap starts). The link goes by
      * the replay's own property, so a replay whose message id is not in its payload still links.
@@ -231,12 +261,13 @@ public class DeadLetterRecorder {
         return previous != null && previous.getConsumer().equals(consumer) ? previous : null;
     }
 
-    private String sendToDlq(Incoming in, DeadLetterEnvelope envelope, String attemptsJson) {
+    private String sendToDlq(Incoming in, DeadLetterEnvelope envelope, String attemptsJson, int lap) {
         try {
             Message copy = JmsMessages.copyOf(jms, in);
             for (Map.Entry<String, Object> p : envelope.jmsProperties(attemptsJson).entrySet()) {
                 copy.setObjectProperty(p.getKey(), p.getValue());
             }
+            copy.setIntProperty(DeadLetterCopies.LAP_PROPERTY, lap);
             jms.createProducer().send(destinations.deadLetterQueue(in.queue()), copy);
             return copy.getJMSMessageID();
         } catch (JMSException e) {

@@ -33,6 +33,8 @@ public class Redrive {
     private double rate;
     @Column(name = "sample_timeout")
     private String sampleTimeout;
+    @Column(name = "skip_sample")
+    private boolean skipSample;
     @Column(name = "cohort_count")
     private int cohortCount;
     @Column(name = "excluded_json")
@@ -65,6 +67,7 @@ public class Redrive {
         this.sampleRate = options.sampleRatePerSecond();
         this.rate = options.ratePerSecond();
         this.sampleTimeout = options.sampleTimeout();
+        this.skipSample = options.skipSample();
         this.cohortCount = cohortCount;
         this.excludedJson = excludedJson;
     }
@@ -98,7 +101,7 @@ public class Redrive {
     }
 
     RedriveRecord.Options options() {
-        return new RedriveRecord.Options(sampleSize, sampleRate, rate, sampleTimeout);
+        return new RedriveRecord.Options(sampleSize, sampleRate, rate, sampleTimeout, skipSample);
     }
 
     public String getId() { return id; }

@@ -11,7 +11,8 @@ import java.util.Map;
  * run: resume or abandon it), {@code abandoned}.
  *
  * <p>Entry outcomes: {@code pending} (not reached yet), {@code published} (replayed, its send not finished
- * yet), {@code sent}, {@code dead_lettered_again}, {@code discarded_expired}, {@code duplicate_suppressed},
+ * yet), {@code sent}, {@code bounced_permanent} (refused for good for its recipient: not sent, not counted
+ * as sent), {@code dead_lettered_again}, {@code discarded_expired}, {@code duplicate_suppressed},
  * {@code skipped_changed} (changed since planning, or claimed by another run), {@code not_run} (the run
  * stopped before it; the entry is open again), {@code discarded} (a discard plan), {@code unknown}.
  */
@@ -20,7 +21,14 @@ public record RedriveRecord(String id, String action, String status, String crea
                             String stopReason, String startedBy, Instant startedAt, Instant finishedAt,
                             Map<String, Long> outcomes, List<Entry> entries) {
 
-    public record Options(int sampleSize, double sampleRatePerSecond, double ratePerSecond, String sampleTimeout) { }
+    /** How a run goes; {@code skipSample}: the operator asked for no sample (a replay's sample size is then 0). */
+    public record Options(int sampleSize, double sampleRatePerSecond, double ratePerSecond, String sampleTimeout,
+                          boolean skipSample) {
+
+        public Options(int sampleSize, double sampleRatePerSecond, double ratePerSecond, String sampleTimeout) {
+            this(sampleSize, sampleRatePerSecond, ratePerSecond, sampleTimeout, false);
+        }
+    }
 
     /** The frozen cohort: its size, breakdowns, and what the filter matched but the plan left out, by why. */
     public record Cohort(int count, Map<String, Long> byReason, Map<String, Long> byQueue,

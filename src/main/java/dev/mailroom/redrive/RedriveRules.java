@@ -60,11 +60,24 @@ public final class RedriveRules {
         return action;
     }
 
-    /** The options a run goes with: the request's, else the defaults; out-of-range values are a 400. */
+    /**
+     * The options a run goes with: the request's, else the defaults; out-of-range values are a 400. A replay
+     * without a sample sends the whole cohort at once with nothing to stop it early: it is run only when
+     * asked for by name ({@code skip_sample: true}), never because a sample size happened to be 0.
+     */
     public static RedriveRecord.Options options(RedriveRequest r, Defaults d) {
-        int sample = r.sampleSize() == null ? d.sampleSize() : r.sampleSize();
+        boolean skipSample = Boolean.TRUE.equals(r.skipSample());
+        if (skipSample && r.sampleSize() != null && r.sampleSize() != 0) {
+            throw bad("skip_sample: true runs without a sample; it cannot go with sample_size " + r.sampleSize());
+        }
+        int sample = skipSample ? 0 : r.sampleSize() == null ? d.sampleSize() : r.sampleSize();
         if (sample < 0 || sample > MAX_SAMPLE) {
             throw bad("sample_size is from 0 to " + MAX_SAMPLE);
+        }
+        boolean replay = r.action() == null || r.action().isBlank() || "replay".equals(r.action().trim());
+        if (sample == 0 && replay && !skipSample) {
+            throw bad("a replay without a sample (sample_size 0) sends the whole cohort with nothing to stop it"
+                    + " early: say so with \"skip_sample\": true");
         }
         double sampleRate = r.sampleRatePerSecond() == null ? d.sampleRatePerSecond() : r.sampleRatePerSecond();
         double rate = r.ratePerSecond() == null ? d.ratePerSecond() : r.ratePerSecond();
@@ -80,7 +93,7 @@ public final class RedriveRules {
         if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofHours(1)) > 0) {
             throw bad("sample_timeout is above zero and at most PT1H");
         }
-        return new RedriveRecord.Options(sample, sampleRate, rate, timeout.toString());
+        return new RedriveRecord.Options(sample, sampleRate, rate, timeout.toString(), skipSample);
     }
 
     /** When the {@code index}-th publish of a phase is due: a fixed schedule, so pauses do not add up. */
@@ -114,9 +127,11 @@ public final class RedriveRules {
     /** The outcomes of a record entry (the wire names). */
     public static final class Outcomes {
         public static final String SENT = "sent";
+        /** The provider refused the recipient for good (no retry): not sent, and not counted as sent. */
+        public static final String BOUNCED_PERMANENT = "bounced_permanent";
         public static final String DEAD_LETTERED_AGAIN = "dead_lettered_again";
         public static final String UNKNOWN = "unknown";
-        static final List<String> FINAL = List.of(SENT, DEAD_LETTERED_AGAIN, UNKNOWN, "discarded_expired",
+        static final List<String> FINAL = List.of(SENT, BOUNCED_PERMANENT, DEAD_LETTERED_AGAIN, UNKNOWN, "discarded_expired",
                 "duplicate_suppressed", "skipped_changed", "discarded", "not_run");
 
         private Outcomes() {
@@ -138,7 +153,8 @@ public final class RedriveRules {
             return RedriveEntry.Outcome.published.name();
         }
         return switch (job) {
-            case sent_to_provider, delivered, bounced, complained, bounced_permanent -> Outcomes.SENT;
+            case sent_to_provider, delivered, bounced, complained -> Outcomes.SENT;
+            case bounced_permanent -> Outcomes.BOUNCED_PERMANENT;
             case duplicate_suppressed -> RedriveEntry.Outcome.duplicate_suppressed.name();
             case discarded -> RedriveEntry.Outcome.discarded_expired.name();
             case unknown -> Outcomes.UNKNOWN;

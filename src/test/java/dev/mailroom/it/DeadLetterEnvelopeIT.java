@@ -97,6 +97,30 @@ class DeadLetterEnvelopeIT {
     }
 
     @Test
+    void theSameMessageIdOnTwoQueuesIsTwoDeadLetters() throws Exception {
+        String id = Jobs.runPrefix("two-queues") + "same-id";
+        String body = "{\"schema_version\": 1, \"message_id\": \"" + id + "\"}"; // no recipient: poison
+        env.jms().sendText("mail.send", body);
+        env.jms().sendText("mail.send.bulk", body);
+
+        JsonNode list = env.api().awaitJson("/api/v1/dead-letters?message_id=" + id, l -> l.path("items").size() == 2,
+                Duration.ofSeconds(60));
+        java.util.Set<String> queues = new java.util.HashSet<>();
+        for (JsonNode item : list.path("items")) {
+            JsonNode row = env.api().getJson("/api/v1/dead-letters/" + item.path("id").asLong());
+            queues.add(row.path("source_queue").asText());
+            assertThat(row.path("reason").asText()).isEqualTo("poison");
+            assertThat(row.path("lap").asInt()).isEqualTo(1);
+            assertThat(row.path("history")).as("each recorded once, on its own").hasSize(1);
+            String queue = row.path("source_queue").asText();
+            Message copy = dlqMessage(queue, "mr_message_id = '" + id + "'");
+            assertThat(copy.getJMSMessageID()).isEqualTo(row.path("dlq_jms_message_id").asText());
+            assertThat(copy.getStringProperty("mr_source_queue")).isEqualTo(queue);
+        }
+        assertThat(queues).containsExactlyInAnyOrder("mail.send", "mail.send.bulk");
+    }
+
+    @Test
     void poisonBytesThatAreNotUtf8AreKeptByteForByte() throws Exception {
         byte[] body = ("{\"schema_version\":1,\"message_id\":\"" + Jobs.runPrefix("poison") + "x\",\"text\":\"")
                 .getBytes(StandardCharsets.UTF_8);

@@ -297,6 +297,48 @@ class RedriveIT {
     }
 
     @Test
+    void aReplayWithoutASampleIsAskedForByNameAndABouncedReplayIsCountedAsBounced() {
+        String prefix = Jobs.runPrefix("redrive-nosample");
+        List<String> jobs = Jobs.ids(prefix, 2);
+        Instant start = Instant.now();
+        Map<String, Long> dead = new java.util.HashMap<>();
+        for (String id : jobs) {
+            env.smtp().enqueueReply(554, "5.9.99 something nobody has seen");
+            env.jms().sendText(RedriveScenario.QUEUE, Jobs.job(id));
+            dead.putAll(scenario.awaitDeadLetters(List.of(id), "unmapped_error", start));
+        }
+        ObjectNode filter = withIds(new ArrayList<>(dead.values()));
+
+        HttpResponse<String> implicit = api.post("/api/v1/redrives", "{\"filter\": " + filter + ", \"sample_size\": 0}");
+        assertThat(implicit.statusCode()).as(implicit.body()).isEqualTo(400);
+        assertThat(implicit.body()).contains("skip_sample");
+
+        JsonNode plan = api.postJson("/api/v1/redrives", "{\"filter\": " + filter + ", \"skip_sample\": true}", 201);
+        assertThat(plan.path("options").path("skip_sample").asBoolean()).isTrue();
+        assertThat(plan.path("options").path("sample_size").asInt()).isZero();
+        assertThat(RedriveScenario.entries(plan, "sample")).isEmpty();
+        assertThat(scenario.record(plan.path("id").asText()).path("options").path("skip_sample").asBoolean())
+                .as("kept in its record").isTrue();
+
+        // the first replay's recipient is refused for good: a failed provider call, so the run stops there
+        env.smtp().enqueueReply(550, "5.1.1 <alice@example.com>: Recipient address rejected: User unknown");
+        scenario.run(plan.path("id").asText());
+        JsonNode record = scenario.await(plan.path("id").asText(), RedriveScenario.status("completed", "stopped")
+                .and(r -> r.path("outcomes").path("bounced_permanent").asInt() == 1), Duration.ofSeconds(60));
+        assertThat(record.path("outcomes").path("sent").asInt()).as("the bounced replay is not counted as sent: %s",
+                record.path("outcomes")).isLessThanOrEqualTo(1);
+        for (JsonNode e : record.path("entries")) {
+            String state = api.getJson("/api/v1/jobs/" + e.path("message_id").asText() + "?queue="
+                    + RedriveScenario.QUEUE).path("state").asText();
+            if ("bounced_permanent".equals(e.path("outcome").asText())) {
+                assertThat(state).isEqualTo("bounced_permanent");
+            } else if ("sent".equals(e.path("outcome").asText())) {
+                assertThat(state).isEqualTo("sent_to_provider");
+            }
+        }
+    }
+
+    @Test
     void badPlansAndUnknownIdsGetA4xxWithAReason() {
         assertThat(api.post("/api/v1/redrives", "{\"filter\": {}}").statusCode()).isEqualTo(400);
         assertThat(api.post("/api/v1/redrives", "{\"filter\": {\"queue\": \"nope\"}}").body()).contains("unknown queue");

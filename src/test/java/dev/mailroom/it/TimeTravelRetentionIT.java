@@ -7,13 +7,16 @@ import dev.mailroom.it.support.ItEnvironment;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Retention with the server's clock moved forward (no sleeping): a resolved dead letter is purged
  * after its retention, an open one is announced before it and then expires with its envelope kept
- * and only its payload dropped. Moves the clock for good, so it runs last in its JVM.
+ * and only its payload dropped; the broker's copies go with them, and a broker-routed dead letter that
+ * was discarded and purged does not come back through the sweeper. Moves the clock for good, so it runs
+ * last in its JVM.
  */
 @Tag("clock")
 class TimeTravelRetentionIT {
@@ -24,13 +27,24 @@ class TimeTravelRetentionIT {
         String prefix = Jobs.runPrefix("retention");
         String open = prefix + "open";
         String resolved = prefix + "resolved";
+        String brokerRouted = prefix + "broker-routed";
         env.jms().sendText("mail.send", "{\"schema_version\":1,\"message_id\":\"" + open + "\"}");
         env.jms().sendText("mail.send", "{\"schema_version\":1,\"message_id\":\"" + resolved + "\"}");
+        // a bare message on the DLQ, as the broker leaves one after its delivery limit: the sweeper records it
+        env.jms().sendText("DLQ.mail.send", "{\"schema_version\":1,\"message_id\":\"" + brokerRouted + "\"}");
         long openId = idOf(env, open);
         long resolvedId = idOf(env, resolved);
-        HttpResponse<String> discard = env.api().post("/api/v1/dead-letters/" + resolvedId + "/discard",
-                "{\"reason\": \"test data, not a real job\"}");
-        assertThat(discard.statusCode()).as(discard.body()).isEqualTo(200);
+        long brokerRoutedId = idOf(env, brokerRouted);
+        assertThat(DlqSweeps.copies(env, "mail.send", resolved)).hasSize(1);
+        Awaitility.await().atMost(Duration.ofSeconds(30))
+                .until(() -> DlqSweeps.copies(env, "mail.send", brokerRouted).size() == 1);
+        for (long id : new long[] {resolvedId, brokerRoutedId}) {
+            HttpResponse<String> discard = env.api().post("/api/v1/dead-letters/" + id + "/discard",
+                    "{\"reason\": \"test data, not a real job\"}");
+            assertThat(discard.statusCode()).as(discard.body()).isEqualTo(200);
+        }
+        assertThat(DlqSweeps.copies(env, "mail.send", resolved)).as("discarded with its broker copy").isEmpty();
+        assertThat(DlqSweeps.copies(env, "mail.send", brokerRouted)).as("discarded with its broker copy").isEmpty();
         JsonNode before = env.api().getJson("/api/v1/dead-letters/" + openId);
         Instant retentionUntil = Instant.parse(before.path("retention_until").asText());
         assertThat(before.path("retention_alerted_at").isNull()).isTrue();
@@ -52,9 +66,22 @@ class TimeTravelRetentionIT {
         assertThat(expired.path("payload_sha256").asText()).hasSize(64);
         assertThat(expired.path("history")).hasSize(2);
         assertThat(expired.path("history").get(1).path("to_status").asText()).isEqualTo("expired");
-        env.api().awaitJson("/api/v1/health", h -> env.api().get("/api/v1/dead-letters/" + resolvedId).statusCode() == 404,
+        assertThat(DlqSweeps.copies(env, "mail.send", open)).as("expired: its broker copy is gone too").isEmpty();
+        env.api().awaitJson("/api/v1/health", h -> env.api().get("/api/v1/dead-letters/" + resolvedId).statusCode() == 404
+                        && env.api().get("/api/v1/dead-letters/" + brokerRoutedId).statusCode() == 404,
                 Duration.ofSeconds(30));
         assertThat(env.api().get("/api/v1/dead-letters/" + resolvedId).statusCode()).isEqualTo(404);
+
+        // discard -> purge -> sweep: nothing comes back, nothing is left on the broker
+        DlqSweeps.awaitMore(env, 2);
+        for (String id : new String[] {open, resolved, brokerRouted}) {
+            assertThat(env.api().getJson("/api/v1/dead-letters?message_id=" + id + "&status=open").path("items"))
+                    .as("open dead letters of " + id).isEmpty();
+            assertThat(DlqSweeps.copies(env, "mail.send", id)).as("broker copies of " + id).isEmpty();
+        }
+        assertThat(env.api().getJson("/api/v1/dead-letters?message_id=" + brokerRouted).path("items"))
+                .as("the purged broker-routed dead letter stays purged").isEmpty();
+        assertThat(env.jms().browse("DLQ.mail.send", "mr_reason IS NULL")).as("bare DLQ messages").isEmpty();
     }
 
     private static long idOf(ItEnvironment env, String messageId) {

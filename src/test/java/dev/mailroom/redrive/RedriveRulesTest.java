@@ -60,9 +60,39 @@ class RedriveRulesTest {
     void missingOptionsTakeTheDefaults() {
         RedriveRecord.Options o = RedriveRules.options(request(null, BY_REASON, null), DEFAULTS);
         assertThat(o).isEqualTo(new RedriveRecord.Options(10, 1.0, 2.0, "PT2M"));
-        RedriveRecord.Options mine = RedriveRules.options(new RedriveRequest(null, BY_REASON, 0, 5.0, 20.0, "PT10S", null),
+        RedriveRecord.Options mine = RedriveRules.options(new RedriveRequest(null, BY_REASON, 3, 5.0, 20.0, "PT10S", null),
                 DEFAULTS);
-        assertThat(mine).isEqualTo(new RedriveRecord.Options(0, 5.0, 20.0, "PT10S"));
+        assertThat(mine).isEqualTo(new RedriveRecord.Options(3, 5.0, 20.0, "PT10S"));
+    }
+
+    @Test
+    void aReplayWithoutASampleIsRunOnlyWhenAskedForByName() {
+        assertThatThrownBy(() -> RedriveRules.options(new RedriveRequest(null, BY_REASON, 0, null, null, null, null),
+                DEFAULTS)).isInstanceOf(Refused.Invalid.class).hasMessageContaining("\"skip_sample\": true");
+        assertThatThrownBy(() -> RedriveRules.options(new RedriveRequest("replay", BY_REASON, 0, null, null, null, null,
+                false), DEFAULTS)).isInstanceOf(Refused.Invalid.class);
+        assertThatThrownBy(() -> RedriveRules.options(request(null, BY_REASON, null),
+                new RedriveRules.Defaults(0, 1, 2, Duration.ofMinutes(2))))
+                .as("a configured default of 0 is not a request to skip").isInstanceOf(Refused.Invalid.class);
+
+        RedriveRecord.Options skipped = RedriveRules.options(new RedriveRequest(null, BY_REASON, null, null, null, null,
+                null, true), DEFAULTS);
+        assertThat(skipped).isEqualTo(new RedriveRecord.Options(0, 1.0, 2.0, "PT2M", true));
+        assertThat(RedriveRules.options(new RedriveRequest(null, BY_REASON, 0, null, null, null, null, true), DEFAULTS)
+                .skipSample()).isTrue();
+        assertThat(RedriveRules.options(request(null, BY_REASON, null), DEFAULTS).skipSample()).isFalse();
+    }
+
+    @Test
+    void skippingTheSampleCannotGoWithASampleSize() {
+        assertThatThrownBy(() -> RedriveRules.options(new RedriveRequest(null, BY_REASON, 5, null, null, null, null,
+                true), DEFAULTS)).isInstanceOf(Refused.Invalid.class).hasMessageContaining("sample_size 5");
+    }
+
+    @Test
+    void aDiscardHasNoSampleToSkip() {
+        assertThat(RedriveRules.options(new RedriveRequest("discard", BY_REASON, 0, null, null, null, "junk"), DEFAULTS)
+                .sampleSize()).isZero();
     }
 
     @ParameterizedTest
@@ -106,13 +136,16 @@ class RedriveRulesTest {
                 new RedriveRules.Observed("duplicate_suppressed", 0)))).isTrue();
         assertThat(RedriveRules.settled(List.of(new RedriveRules.Observed("sent", 0),
                 new RedriveRules.Observed("published", 0)))).isFalse();
+        assertThat(RedriveRules.settled(List.of(new RedriveRules.Observed("bounced_permanent", 0)))).isTrue();
     }
 
     @ParameterizedTest
     @CsvSource({
             "sent_to_provider, false, sent",
             "delivered, false, sent",
-            "bounced_permanent, false, sent",
+            "bounced, false, sent",
+            "complained, false, sent",
+            "bounced_permanent, false, bounced_permanent",
             "duplicate_suppressed, false, duplicate_suppressed",
             "discarded, false, discarded_expired",
             "unknown, false, unknown",

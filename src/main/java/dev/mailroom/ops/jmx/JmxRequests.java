@@ -49,6 +49,6 @@ final class JmxRequests {
         RedriveFilter forced = new RedriveFilter(queue, f.reason(), f.failureClass(), f.errorType(), f.consumerVersion(),
                 f.campaignId(), f.tenant(), f.provider(), f.from(), f.to(), f.ids());
         return new RedriveRequest(request.action(), forced, request.sampleSize(), request.sampleRatePerSecond(),
-                request.ratePerSecond(), request.sampleTimeout(), request.reason());
+                request.ratePerSecond(), request.sampleTimeout(), request.reason(), request.skipSample());
     }
 }
