@@ -44,6 +44,10 @@ public final class ItEnvironment {
     public static final String PROFILE_HTTP = "http";
     /** A template that does not parse: jobs using it make the handler throw (the broker backstop). */
     public static final String BROKEN_TEMPLATE_ID = "it-broken";
+    /** The Svix secret of the {@code generic} webhook profile (every profile but {@code default}). */
+    public static final String WEBHOOK_SECRET = "whsec_aXQtd2ViaG9vay1zZWNyZXQtMDEyMzQ1Njc4OQ==";
+    /** The webhook body limit of the IT servers, small so the oversized case costs little. */
+    public static final int WEBHOOK_MAX_BYTES = 65536;
 
     public static final String HEALTH_PATH = "/api/v1/health";
 
@@ -265,6 +269,8 @@ public final class ItEnvironment {
                 env.put("MAILROOM_STOP_THE_LINE_DEAD_LETTER_RATE_DEFAULT_RESTART_AFTER", "PT5S");
                 env.put("MAILROOM_STOP_THE_LINE_DEAD_LETTER_RATE_MAIL_SEND_BULK_ACTIVATION_THRESHOLD", "20");
                 env.put("MAILROOM_STOP_THE_LINE_DEAD_LETTER_RATE_MAIL_SEND_BULK_RESTART_AFTER", "PT3S");
+                env.put("MAILROOM_WEBHOOKS_GENERIC_SECRET", WEBHOOK_SECRET);
+                env.put("MAILROOM_WEBHOOKS_MAX_BYTES", Integer.toString(WEBHOOK_MAX_BYTES));
                 Path templates = profileDir.resolve("templates");
                 try {
                     Files.createDirectories(templates);

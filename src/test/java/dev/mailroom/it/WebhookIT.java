@@ -1,0 +1,132 @@
+package dev.mailroom.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mailroom.it.support.ItEnvironment;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.UUID;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The webhook endpoint on the real server (H2 and PostgreSQL: tag smtp runs in both): a Svix-signed call to the
+ * configured {@code generic} profile is stored once; forged, stale, replayed and oversized calls get a 4xx and
+ * store nothing; a profile that is not configured is 404, unauthenticated or not.
+ */
+@Tag("smtp")
+class WebhookIT {
+
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    static HttpResponse<String> post(String profile, String id, Instant at, String body, String secret) throws Exception {
+        String timestamp = Long.toString(at.getEpochSecond());
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(Base64.getDecoder().decode(secret.substring("whsec_".length())), "HmacSHA256"));
+        String signature = Base64.getEncoder().encodeToString(mac.doFinal((id + "." + timestamp + "." + body).getBytes(StandardCharsets.UTF_8)));
+        HttpRequest request = HttpRequest.newBuilder(ItEnvironment.get().api().uri("/api/v1/webhooks/" + profile))
+                .header("Content-Type", "application/json").header("svix-id", id).header("svix-timestamp", timestamp)
+                .header("svix-signature", "v1," + signature)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    static long stored(String id) {
+        JsonNode events = ItEnvironment.get().api().getJson("/api/v1/provider-events?profile=generic&limit=1000");
+        long n = 0;
+        for (JsonNode e : events) {
+            if (e.path("dedupe_key").asText().equals(id)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void a_signed_call_is_stored_once_and_every_forgery_is_refused_storing_nothing() throws Exception {
+        String secret = ItEnvironment.WEBHOOK_SECRET;
+        Instant now = Instant.now();
+        String id = "msg_" + UUID.randomUUID();
+        String body = "{\"event_type\":\"delivered\",\"message_id\":\"" + id + "\",\"recipient\":\"alice@example.com\"}";
+
+        HttpResponse<String> accepted = post("generic", id, now, body, secret);
+        assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+        assertThat(stored(id)).isEqualTo(1);
+
+        assertThat(post("generic", id, now, body, secret).statusCode()).as("replayed").isEqualTo(409);
+        String forgedId = "msg_" + UUID.randomUUID();
+        assertThat(post("generic", forgedId, now, body,
+                "whsec_" + Base64.getEncoder().encodeToString("some-other-secret-abcdef".getBytes(StandardCharsets.UTF_8)))
+                .statusCode()).as("wrong key").isEqualTo(401);
+        String staleId = "msg_" + UUID.randomUUID();
+        assertThat(post("generic", staleId, now.minusSeconds(600), body, secret).statusCode()).as("stale").isEqualTo(409);
+        String bigId = "msg_" + UUID.randomUUID();
+        String big = "{\"pad\":\"" + "x".repeat(ItEnvironment.WEBHOOK_MAX_BYTES) + "\"}";
+        HttpResponse<String> oversized = post("generic", bigId, now, big, secret);
+        assertThat(oversized.statusCode()).as("oversized").isEqualTo(413);
+        assertThat(oversized.body()).contains("webhook_oversized").doesNotContain("xxxx");
+
+        assertThat(stored(id)).as("the replay stored nothing").isEqualTo(1);
+        assertThat(stored(forgedId) + stored(staleId) + stored(bigId)).as("forgeries stored nothing").isZero();
+    }
+
+    @Test
+    void a_profile_that_is_not_configured_is_not_found() throws Exception {
+        HttpResponse<String> response = post("mailgun", "msg_x", Instant.now(), "{}", ItEnvironment.WEBHOOK_SECRET);
+        assertThat(response.statusCode()).isEqualTo(404);
+    }
+
+    static String event(String type, String messageId, String description) {
+        return "{\"event_type\":\"" + type + "\",\"message_id\":\"" + messageId
+                + "\",\"recipient\":\"Alice@Example.com\",\"description\":\"" + description + "\"}";
+    }
+
+    static void deliver(String type, String messageId, String description) throws Exception {
+        HttpResponse<String> r = post("generic", "msg_" + UUID.randomUUID(), Instant.now(), event(type, messageId, description),
+                ItEnvironment.WEBHOOK_SECRET);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+    }
+
+    static JsonNode awaitState(String id, String state) {
+        return ItEnvironment.get().api().awaitJson("/api/v1/jobs/" + id,
+                j -> state.equals(j.path("state").asText()), java.time.Duration.ofSeconds(60));
+    }
+
+    @Test
+    void a_delivered_event_moves_a_sent_job_to_delivered_and_a_later_bounce_to_bounced_never_back() throws Exception {
+        ItEnvironment env = ItEnvironment.get();
+        String id = Jobs.runPrefix("delivery") + "1";
+        env.jms().sendText("mail.send", Jobs.job(id));
+        awaitState(id, "sent_to_provider");
+
+        deliver("delivered", id, "250 2.0.0 OK queued");
+        JsonNode delivered = awaitState(id, "delivered");
+        assertThat(delivered.path("timeline").toString()).contains("delivery_delivered").contains("alice@example.com")
+                .contains("250 2.0.0 OK queued");
+
+        deliver("bounced", id, "550 5.1.1 mailbox gone");
+        awaitState(id, "bounced");
+        deliver("delivered", id, "late duplicate delivery");
+        // the late delivery is applied (on the timeline) but never undoes the bounce
+        JsonNode after = env.api().awaitJson("/api/v1/jobs/" + id,
+                j -> j.path("timeline").toString().contains("late duplicate delivery"), java.time.Duration.ofSeconds(60));
+        assertThat(after.path("state").asText()).isEqualTo("bounced");
+    }
+
+    @Test
+    void an_event_that_arrives_before_its_job_waits_and_is_applied_once_the_job_is_sent() throws Exception {
+        ItEnvironment env = ItEnvironment.get();
+        String id = Jobs.runPrefix("early") + "1";
+        deliver("delivered", id, "early bird");
+        env.jms().sendText("mail.send", Jobs.job(id));
+        JsonNode job = awaitState(id, "delivered");
+        assertThat(job.path("timeline").toString()).contains("early bird");
+    }
+}
