@@ -125,8 +125,9 @@ public class DeadLetterQueries {
             throw new IllegalArgumentException("bucket must be whole seconds: " + bucket);
         }
         // Counted per bucket by the database: the bucket is floor(epoch seconds / bucket seconds), inlined
-        // as a literal (a validated long) so that the select and the group by are one expression.
-        String bucketOf = "floor(extract(epoch from d.failedAt) / " + seconds + ")";
+        // as a literal (a validated long) so that the select and the group by are one expression; floor
+        // through function() because WildFly asks Hibernate for strict JPA compliance.
+        String bucketOf = "function('floor', extract(epoch from d.failedAt) / " + seconds + ")";
         StringBuilder jpql = new StringBuilder("select " + bucketOf + ", count(d) from DeadLetter d"
                 + " where d.failedAt >= :from and d.failedAt < :to");
         if (queue != null) {

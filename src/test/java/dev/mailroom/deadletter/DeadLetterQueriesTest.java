@@ -112,6 +112,8 @@ class DeadLetterQueriesTest {
                 .setProperty("hibernate.connection.password", "")
                 .setProperty("hibernate.jdbc.time_zone", "UTC")
                 .setProperty("hibernate.hbm2ddl.auto", "none")
+                // as on WildFly, whose JPA subsystem asks Hibernate for strict JPA query compliance
+                .setProperty("hibernate.jpa.compliance.query", "true")
                 .setStatementInspector(sql -> {
                     STATEMENTS.add(sql);
                     return sql;
