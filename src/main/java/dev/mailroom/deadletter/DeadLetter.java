@@ -42,6 +42,9 @@ public class DeadLetter {
     private String failureClass;
     private String status;
     private String error;
+    /** {@link ErrorFingerprint#of} the error, kept with it so grouping is a GROUP BY in the database. */
+    @Column(name = "error_fingerprint")
+    private String errorFingerprint;
     @Column(name = "error_type")
     private String errorType;
     private byte[] payload;
@@ -114,6 +117,7 @@ public class DeadLetter {
         this.reason = e.reason();
         this.failureClass = e.failureClass();
         this.error = e.error();
+        this.errorFingerprint = ErrorFingerprint.of(e.error());
         this.errorType = e.errorType();
         this.payload = storedPayload;
         this.payloadSize = payloadSize;
@@ -170,6 +174,7 @@ public class DeadLetter {
     public String getFailureClass() { return failureClass; }
     public String getStatus() { return status; }
     public String getError() { return error; }
+    public String getErrorFingerprint() { return errorFingerprint; }
     public String getErrorType() { return errorType; }
     public byte[] getPayload() { return payload; }
     public long getPayloadSize() { return payloadSize; }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The pure bucketing behind {@code GET /api/v1/dead-letters/arrivals}. */
@@ -24,13 +25,12 @@ class DeadLetterArrivalsTest {
     @Test
     void countsEachTimeInItsBucketAndKeepsEmptyBuckets() {
         Instant from = DeadLetterQueries.arrivalsFrom(Duration.ofMinutes(15), 1, NOW);
-        List<DeadLetterQueries.Arrivals> buckets = DeadLetterQueries.arrivalBuckets(List.of(
-                Instant.parse("2026-11-30T09:00:00Z"),   // first instant of the first bucket
-                Instant.parse("2026-11-30T09:14:59Z"),
-                Instant.parse("2026-11-30T09:45:00Z"),
-                Instant.parse("2026-11-30T10:07:29Z"),   // the bucket holding now
-                Instant.parse("2026-11-30T08:59:59Z"),   // before the window: ignored
-                Instant.parse("2026-11-30T10:15:00Z")),  // after the last bucket: ignored
+        List<DeadLetterQueries.Arrivals> buckets = DeadLetterQueries.arrivalBuckets(Map.of(
+                Instant.parse("2026-11-30T09:00:00Z"), 2L,   // the first bucket
+                Instant.parse("2026-11-30T09:45:00Z"), 1L,
+                Instant.parse("2026-11-30T10:00:00Z"), 1L,   // the bucket holding now
+                Instant.parse("2026-11-30T08:45:00Z"), 7L,   // before the window: ignored
+                Instant.parse("2026-11-30T10:15:00Z"), 9L),  // after the last bucket: ignored
                 from, NOW, Duration.ofMinutes(15));
 
         assertThat(buckets).extracting(DeadLetterQueries.Arrivals::start).containsExactly(
@@ -43,7 +43,7 @@ class DeadLetterArrivalsTest {
     @Test
     void noTimesGivesZeroBuckets() {
         Instant from = DeadLetterQueries.arrivalsFrom(Duration.ofHours(1), 24, NOW);
-        List<DeadLetterQueries.Arrivals> buckets = DeadLetterQueries.arrivalBuckets(List.of(), from, NOW,
+        List<DeadLetterQueries.Arrivals> buckets = DeadLetterQueries.arrivalBuckets(Map.of(), from, NOW,
                 Duration.ofHours(1));
         assertThat(buckets).hasSize(25);
         assertThat(buckets).allSatisfy(b -> assertThat(b.count()).isZero());

@@ -1,0 +1,302 @@
+package dev.mailroom.bench;
+
+import dev.mailroom.deadletter.ErrorFingerprint;
+import dev.mailroom.it.support.ApiClient;
+import dev.mailroom.it.support.PostgresServer;
+import dev.mailroom.it.support.WildFlyServer;
+import java.io.IOException;
+import java.net.URLEncoder;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.flywaydb.core.Flyway;
+
+/**
+ * The dead-letter read side at a million rows (bench/README.md, "Dead-letter queries"): a real PostgreSQL
+ * (the IT harness's {@link PostgresServer}), the schema from the project's Flyway migrations, N dead letters
+ * loaded with one {@code insert ... select from generate_series} (payload, attempts and stack trace
+ * included, so a query that read them would pay for it), then Mailroom on WildFly pointed at that database,
+ * and every list filter, the groups and the arrivals timed through the REST API as the console calls them:
+ * warm-up, then several runs, p50 and max per query, target 100 ms.
+ *
+ * <p>Exit code: 0 every query answered correctly (and the figures are printed, met or not), 2 the benchmark
+ * broke (server did not start, a query failed, a stored fingerprint differed from {@link ErrorFingerprint}).
+ */
+public final class DeadLetterQueryBench {
+
+    private static final Duration TARGET = Duration.ofMillis(100);
+    private static final int WARMUP = Integer.getInteger("bench.warmup", 10);
+    private static final int RUNS = Integer.getInteger("bench.runs", 20);
+
+    /** Error templates: {n} a number, {a} an address, {t} a timestamp, {u} a UUID (what varies per occurrence). */
+    private static final String[][] TEMPLATES = {
+        {"jakarta.mail.SendFailedException", "550 5.1.1 <{a}>: Recipient address rejected: User unknown"},
+        {"jakarta.mail.SendFailedException", "552 5.2.2 <{a}>: Mailbox full, quota {n} exceeded"},
+        {"jakarta.mail.MessagingException", "Could not connect to SMTP host: smtp.example.com, port: {n}"},
+        {"java.net.SocketTimeoutException", "Read timed out after {n} ms at {t}"},
+        {"dev.mailroom.provider.ProviderException", "provider answered {n}: rate limit, retry after {n} s"},
+        {"dev.mailroom.provider.ProviderException", "provider answered {n}: invalid_recipient '{a}'"},
+        {"dev.mailroom.job.TemplateException", "template 'welcome-v{n}' is missing variable \"first_name\""},
+        {"dev.mailroom.job.TemplateException", "template 'reset-{n}' not found"},
+        {"dev.mailroom.job.JobRejected", "schema_violation: $.to[{n}] is not an email address"},
+        {"dev.mailroom.job.JobRejected", "not_json: Unexpected character at line {n} column {n}"},
+        {"java.lang.IllegalStateException", "job {u} expired at {t}"},
+        {"java.lang.NullPointerException", "Cannot invoke \"String.length()\" because \"value\" is null"},
+    };
+
+    public static void main(String[] args) throws Exception {
+        int rows = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
+        Path home = Path.of(System.getProperty("bench.server-home"));
+        Path work = Path.of(System.getProperty("bench.work-dir"));
+        int offset = Integer.getInteger("bench.port-offset", 300);
+        if (Files.exists(work)) {
+            try (var paths = Files.walk(work)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        Files.createDirectories(work);
+        int rc;
+        try (PostgresServer pg = PostgresServer.start(work)) {
+            rc = run(pg, home, work, offset, rows);
+        }
+        System.exit(rc);
+    }
+
+    private static int run(PostgresServer pg, Path home, Path work, int offset, int rows) throws Exception {
+        Flyway.configure().dataSource(pg.jdbcUrl(), pg.user(), pg.password()).locations("classpath:db/migration")
+                .load().migrate();
+        Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        try (Connection c = pg.connect()) {
+            long t0 = System.nanoTime();
+            load(c, rows, now);
+            long loaded = System.nanoTime();
+            try (Statement s = c.createStatement()) {
+                c.setAutoCommit(true);
+                s.execute("vacuum analyze dead_letter");
+            }
+            log(String.format(Locale.ROOT, "loaded %,d dead letters in %.1f s, vacuum analyze %.1f s; table %s, "
+                            + "indexes %s", rows, (loaded - t0) / 1e9, (System.nanoTime() - loaded) / 1e9,
+                    scalar(c, "select pg_size_pretty(pg_table_size('dead_letter'))"),
+                    scalar(c, "select pg_size_pretty(pg_indexes_size('dead_letter'))")));
+            checkFingerprints(c);
+        }
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("MAILROOM_DB_URL", pg.jdbcUrl());
+        env.put("MAILROOM_DB_USER", pg.user());
+        env.put("MAILROOM_DB_PASSWORD", pg.password());
+        env.put("MAILROOM_DB_DRIVER", "postgresql");
+        try (WildFlyServer server = WildFlyServer.builder(home)
+                .config("standalone-mailroom.xml")
+                .portOffset(offset)
+                .baseDir(work.resolve("server"))
+                .contextRoot("/mailroom")
+                .readinessUrl("http://127.0.0.1:" + (8080 + offset) + "/mailroom/api/v1/health")
+                .bootTimeout(Duration.ofSeconds(300))
+                .environment(env)
+                .build()) {
+            server.start();
+            ApiClient api = new ApiClient(server.baseUrl());
+            List<String> table = measure(api, rows, now);
+            Path results = work.resolve("results.md");
+            Files.write(results, table);
+            table.forEach(System.out::println);
+            log("written to " + results);
+            return 0;
+        } catch (IllegalStateException e) {
+            log("FAILED: " + e.getMessage());
+            return 2;
+        }
+    }
+
+    /**
+     * N rows over the last 30 days (so about N/30 in the last 24 hours), 70 % on mail.send and 30 % on
+     * mail.send.bulk; 10 % open, the rest resolved (discarded, replayed) or expired; 500 campaigns, 50
+     * tenants, 3 providers, 5 consumer versions, 12 causes with varying details. Each row carries a
+     * 600-byte payload, an attempts JSON and a stack trace, as a recorded dead letter does.
+     */
+    private static void load(Connection c, int rows, Instant now) throws SQLException {
+        c.setAutoCommit(false);
+        try (Statement s = c.createStatement()) {
+            s.execute("create temporary table bench_cause (k int primary key, error_type varchar(300), "
+                    + "template varchar(4000), fingerprint varchar(1000))");
+        }
+        try (PreparedStatement p = c.prepareStatement("insert into bench_cause values (?, ?, ?, ?)")) {
+            for (int k = 0; k < TEMPLATES.length; k++) {
+                p.setInt(1, k);
+                p.setString(2, TEMPLATES[k][0]);
+                p.setString(3, TEMPLATES[k][1]);
+                p.setString(4, ErrorFingerprint.of(fill(TEMPLATES[k][1], "7", "a@b.example", "2026-11-30T10:00:00Z",
+                        "3f1c2d4e-1111-2222-3333-444455556666")));
+                p.executeUpdate();
+            }
+        }
+        String sql = """
+                insert into dead_letter (consumer, message_id, source_queue, reason, failure_class, status, error,
+                  error_fingerprint, error_type, payload, payload_size, payload_sha256, payload_truncated,
+                  jms_message_id, trace_id, consumer_version, first_seen_at, failed_at, idempotency_key, tenant,
+                  campaign_id, provider, attempt_count, attempts, stacktrace, routed_by, retention_until,
+                  status_changed_at)
+                select 'SendConsumer', 'msg-' || g, q.queue,
+                  (array['retries_exhausted','retries_exhausted','retries_exhausted','poison','template_error',
+                         'handler_error','expired'])[1 + h % 7],
+                  (array['transient','permanent_recipient','permanent_content','poison','internal'])[1 + h % 5],
+                  case when h % 10 = 0 then 'open' when h % 10 < 5 then 'discarded'
+                       when h % 10 < 9 then 'replayed' else 'expired' end,
+                  replace(replace(replace(replace(c.template, '{n}', (h % 997)::text),
+                      '{a}', 'user' || g || '@example.com'),
+                      '{t}', to_char(at - interval '5 minutes', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
+                      '{u}', md5(g::text)::uuid::text),
+                  c.fingerprint, c.error_type,
+                  decode(repeat(md5(g::text), 38), 'hex'), 608, md5(g::text) || md5(g::text), false,
+                  'ID:' || md5(g::text), md5(h::text), '1.' || (h % 5) || '.0', at - interval '10 minutes', at,
+                  'key-' || g, 'tenant-' || (h % 50), 'campaign-' || (h % 500),
+                  (array['smtp','http','sandbox'])[1 + h % 3], 3,
+                  '[{"number":1,"at":"' || at || '","provider":"smtp","failureClass":"transient","outcome":"failed"}]',
+                  repeat('at dev.mailroom.send.SendService.send(SendService.java:' || (h % 300) || E')\\n', 25),
+                  'policy', at + interval '60 days', at
+                from (select g, (g::bigint * 2654435761) % 1000003 as h,
+                             timestamptz '{now}' - (g::bigint * interval '2592 seconds') / {per_mille} as at
+                      from generate_series(1, {rows}) g) x
+                join bench_cause c on c.k = x.h % {causes}
+                cross join lateral (select case when (x.h / 10) % 10 < 7 then 'mail.send' else 'mail.send.bulk' end
+                                    as queue) q
+                """.replace("{now}", now.toString()).replace("{per_mille}", Integer.toString(Math.max(1, rows / 1000)))
+                .replace("{rows}", Integer.toString(rows)).replace("{causes}", Integer.toString(TEMPLATES.length));
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+        c.commit();
+    }
+
+    private static String fill(String template, String n, String address, String time, String uuid) {
+        return template.replace("{n}", n).replace("{a}", address).replace("{t}", time).replace("{u}", uuid);
+    }
+
+    /** The fingerprint the bench wrote per cause must be what the code would have written for that error. */
+    private static void checkFingerprints(Connection c) throws SQLException {
+        int checked = 0;
+        try (Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("select id, error, error_fingerprint from dead_letter "
+                     + "where id % 997 = 0 limit 2000")) {
+            while (r.next()) {
+                if (!ErrorFingerprint.of(r.getString(2)).equals(r.getString(3))) {
+                    throw new IllegalStateException("row " + r.getLong(1) + ": fingerprint '" + r.getString(3)
+                            + "' but ErrorFingerprint gives '" + ErrorFingerprint.of(r.getString(2)) + "'");
+                }
+                checked++;
+            }
+        }
+        log("checked the stored fingerprint of " + checked + " rows against ErrorFingerprint.of(error)");
+    }
+
+    private static String scalar(Connection c, String sql) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+            r.next();
+            return r.getString(1);
+        }
+    }
+
+    private static List<String> measure(ApiClient api, int rows, Instant now) {
+        String base = "/api/v1/dead-letters";
+        Instant dayAgo = now.minus(Duration.ofDays(1));
+        Map<String, String> queries = new LinkedHashMap<>();
+        queries.put("list, no filter", base);
+        queries.put("list queue=mail.send.bulk", base + "?queue=mail.send.bulk");
+        queries.put("list reason=template_error", base + "?reason=template_error");
+        queries.put("list failure_class=poison", base + "?failure_class=poison");
+        queries.put("list error_type=java.lang.NullPointerException", base + "?error_type=java.lang.NullPointerException");
+        queries.put("list campaign_id=campaign-42 (1 in 500)", base + "?campaign_id=campaign-42");
+        queries.put("list tenant=tenant-7 (1 in 50)", base + "?tenant=tenant-7");
+        queries.put("list provider=http", base + "?provider=http");
+        queries.put("list consumer_version=1.3.0", base + "?consumer_version=1.3.0");
+        queries.put("list status=open", base + "?status=open");
+        queries.put("list message_id=msg-777777", base + "?message_id=msg-" + Math.min(rows, 777_777));
+        queries.put("list from/to (one day, a week ago)", base + "?from=" + enc(now.minus(Duration.ofDays(8)))
+                + "&to=" + enc(now.minus(Duration.ofDays(7))));
+        queries.put("list status=open&queue=mail.send.bulk&from=24h ago", base + "?status=open&queue=mail.send.bulk&from="
+                + enc(dayAgo));
+        queries.put("list no filter, offset 10000", base + "?offset=10000");
+        queries.put("groups (status=open, the default)", base + "/groups");
+        queries.put("groups queue=mail.send&reason=retries_exhausted", base + "/groups?queue=mail.send&reason=retries_exhausted");
+        queries.put("groups status=open, last 24 h", base + "/groups?from=" + enc(dayAgo));
+        queries.put("groups status=all, last 24 h", base + "/groups?status=all&from=" + enc(dayAgo));
+        queries.put("groups status=all (every row)", base + "/groups?status=all");
+        queries.put("arrivals (PT1M, 24 h: the console's chart)", base + "/arrivals");
+        queries.put("arrivals queue=mail.send.bulk", base + "/arrivals?queue=mail.send.bulk");
+        queries.put("arrivals PT1H, 168 h", base + "/arrivals?bucket=PT1H&hours=168");
+        queries.put("arrivals P1D, 720 h (every row)", base + "/arrivals?bucket=P1D&hours=720");
+        List<String> table = new ArrayList<>();
+        table.add(String.format(Locale.ROOT, "%,d dead letters; %d warm-up + %d timed calls each, through the REST "
+                + "API (operator, HTTP on 127.0.0.1), one at a time", rows, WARMUP, RUNS));
+        table.add("");
+        table.add("| query | p50 | max | rows / groups / buckets answered | target 100 ms |");
+        table.add("|---|---:|---:|---:|---|");
+        queries.forEach((name, path) -> {
+            for (int i = 0; i < WARMUP; i++) {
+                get(api, path);
+            }
+            long[] ns = new long[RUNS];
+            String size = "";
+            for (int i = 0; i < RUNS; i++) {
+                long t = System.nanoTime();
+                String body = get(api, path);
+                ns[i] = System.nanoTime() - t;
+                size = answered(api, body);
+            }
+            Arrays.sort(ns);
+            double p50 = ns[RUNS / 2] / 1e6;
+            double max = ns[RUNS - 1] / 1e6;
+            String row = String.format(Locale.ROOT, "| %s | %.1f ms | %.1f ms | %s | %s |", name, p50, max, size,
+                    p50 < TARGET.toMillis() ? (max < TARGET.toMillis() ? "met" : "met (p50)") : "**MISSED**");
+            log(row);
+            table.add(row);
+        });
+        return table;
+    }
+
+    private static String answered(ApiClient api, String body) {
+        try {
+            var node = api.mapper().readTree(body);
+            if (node.isArray()) {
+                return Integer.toString(node.size());
+            }
+            return node.has("items") ? Integer.toString(node.get("items").size()) : "?";
+        } catch (IOException e) {
+            throw new IllegalStateException("not JSON: " + body, e);
+        }
+    }
+
+    private static String get(ApiClient api, String path) {
+        HttpResponse<String> r = api.get(path);
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException("GET " + path + " answered " + r.statusCode() + ": " + r.body());
+        }
+        return r.body();
+    }
+
+    private static String enc(Instant t) {
+        return URLEncoder.encode(t.toString(), StandardCharsets.UTF_8);
+    }
+
+    private static void log(String s) {
+        System.err.println("[bench] " + s);
+    }
+
+    private DeadLetterQueryBench() {
+    }
+}

@@ -1,0 +1,280 @@
+package dev.mailroom.deadletter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import jakarta.persistence.EntityManager;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.MigrationVersion;
+import org.hibernate.SessionFactory;
+import org.hibernate.cfg.Configuration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The dead-letter read side against a real schema (the Flyway migrations on H2 in PostgreSQL mode) with
+ * the server's JPA provider: what SQL the list issues (a projection, never the payload), the groups and
+ * arrivals the database computes compared with the same answer computed in Java over every row, each
+ * list filter, and the V7 backfill of the fingerprint. Small scale; the million-row timings are
+ * {@code bench/}'s ({@code dev.mailroom.bench.DeadLetterQueryBench}).
+ */
+class DeadLetterQueriesTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-30T10:07:29Z");
+    private static final String URL = "jdbc:h2:mem:dlq-" + UUID.randomUUID()
+            + ";MODE=PostgreSQL;DATABASE_TO_LOWER=TRUE;DEFAULT_NULL_ORDERING=HIGH;DB_CLOSE_DELAY=-1";
+    private static final List<String> STATEMENTS = new CopyOnWriteArrayList<>();
+    private static final List<Row> ROWS = new ArrayList<>();
+
+    private static SessionFactory factory;
+    private static Connection keepAlive;
+    private EntityManager em;
+    private DeadLetterQueries queries;
+
+    /** One inserted row, as the test knows it. */
+    record Row(long id, String queue, String reason, String failureClass, String errorType, String error,
+               String campaignId, String tenant, String provider, String version, String status, String messageId,
+               Instant failedAt) { }
+
+    @BeforeAll
+    static void schemaAndRows() throws SQLException {
+        keepAlive = DriverManager.getConnection(URL, "sa", "");
+        // The rows go in before V7, so V7's backfill computes their fingerprints.
+        Flyway all = Flyway.configure().dataSource(URL, "sa", "").locations("classpath:db/migration").load();
+        MigrationVersion beforeV7 = java.util.Arrays.stream(all.info().all()).map(m -> m.getVersion())
+                .filter(v -> v.compareTo(MigrationVersion.fromVersion("7")) < 0)
+                .max(Comparator.naturalOrder()).orElseThrow();
+        Flyway.configure().dataSource(URL, "sa", "").locations("classpath:db/migration").target(beforeV7).load()
+                .migrate();
+        String[] queues = {"mail.send", "mail.send.bulk"};
+        String[] reasons = {"retries_exhausted", "poison", "template_error"};
+        String[] errors = {
+            "550 5.1.1 <alice@example.com>: mailbox unavailable",
+            "550 5.1.1 <bob@example.org>: mailbox unavailable",
+            "timeout after 30000 ms talking to smtp.example.com:587 at 2026-11-30T09:12:44.123Z",
+            "timeout after 15000 ms talking to smtp.example.com:25 at 2026-11-29 08:00:01",
+            "template 'welcome-v2' missing variable \"first_name\" (job 3f1c2d4e-1111-2222-3333-444455556666)",
+            "template 'reset' missing variable \"token\" (job 9a8b7c6d-aaaa-bbbb-cccc-ddddeeeeffff)",
+            null};
+        String[] statuses = {"open", "open", "discarded", "replayed", "expired"};
+        try (PreparedStatement insert = keepAlive.prepareStatement("""
+                insert into dead_letter (id, consumer, message_id, source_queue, reason, failure_class, status, error,
+                  error_type, payload, payload_size, payload_sha256, payload_truncated, first_seen_at, failed_at,
+                  campaign_id, tenant, provider, consumer_version, attempts, stacktrace)
+                values (?, 'SendConsumer', ?, ?, ?, ?, ?, ?, ?, ?, 5, 'sha', false, ?, ?, ?, ?, ?, ?, '[]', 'trace')""")) {
+            for (int i = 1; i <= 240; i++) {
+                Instant failedAt = NOW.minus(Duration.ofMinutes(7L * i + i % 5));
+                Row row = new Row(i, queues[i % 2], reasons[i % 3], i % 4 == 0 ? "permanent" : "transient",
+                        i % 7 == 0 ? null : "jakarta.mail.MessagingException", errors[i % errors.length],
+                        "campaign-" + i % 6, "tenant-" + i % 4, i % 2 == 0 ? "smtp" : "http", "1.0." + i % 3,
+                        statuses[i % statuses.length], "msg-" + i, failedAt);
+                insert.setLong(1, row.id());
+                insert.setString(2, row.messageId());
+                insert.setString(3, row.queue());
+                insert.setString(4, row.reason());
+                insert.setString(5, row.failureClass());
+                insert.setString(6, row.status());
+                insert.setString(7, row.error());
+                insert.setString(8, row.errorType());
+                insert.setBytes(9, "hello".getBytes());
+                insert.setTimestamp(10, Timestamp.from(failedAt));
+                insert.setTimestamp(11, Timestamp.from(failedAt));
+                insert.setString(12, row.campaignId());
+                insert.setString(13, row.tenant());
+                insert.setString(14, row.provider());
+                insert.setString(15, row.version());
+                insert.executeUpdate();
+                ROWS.add(row);
+            }
+        }
+        all.migrate();
+        factory = new Configuration()
+                .addAnnotatedClass(DeadLetter.class)
+                .setProperty("hibernate.connection.url", URL)
+                .setProperty("hibernate.connection.username", "sa")
+                .setProperty("hibernate.connection.password", "")
+                .setProperty("hibernate.jdbc.time_zone", "UTC")
+                .setProperty("hibernate.hbm2ddl.auto", "none")
+                // as on WildFly, whose JPA subsystem asks Hibernate for strict JPA query compliance
+                .setProperty("hibernate.jpa.compliance.query", "true")
+                .setStatementInspector(sql -> {
+                    STATEMENTS.add(sql);
+                    return sql;
+                })
+                .buildSessionFactory();
+    }
+
+    @AfterAll
+    static void close() throws SQLException {
+        if (factory != null) {
+            factory.close();
+        }
+        keepAlive.close();
+    }
+
+    @BeforeEach
+    void queries() {
+        em = factory.createEntityManager();
+        queries = new DeadLetterQueries();
+        queries.em = em;
+        STATEMENTS.clear();
+    }
+
+    @Test
+    void theListIsOneStatementThatNeverReadsThePayloadAttemptsOrStacktrace() {
+        DeadLetterQueries.Page page = queries.find(filter(), 0, 100);
+
+        assertThat(page.items()).hasSize(100);
+        assertThat(STATEMENTS).hasSize(1);
+        String sql = STATEMENTS.get(0).toLowerCase();
+        String selected = sql.substring(sql.indexOf("select") + 6, sql.indexOf(" from "));
+        assertThat(selected.split(",")).as("columns the list reads: %s", selected)
+                .hasSize(18)
+                .noneMatch(c -> c.trim().matches("\\w+\\.(payload|attempts|stacktrace)"));
+        em.close();
+    }
+
+    @Test
+    void eachListFilterSelectsWhatItSaysNewestFirstInPages() {
+        Map<String, Function<Row, Object>> byField = Map.of(
+                "queue", Row::queue, "reason", Row::reason, "failureClass", Row::failureClass,
+                "errorType", Row::errorType, "campaignId", Row::campaignId, "tenant", Row::tenant,
+                "provider", Row::provider, "consumerVersion", Row::version, "status", Row::status,
+                "messageId", Row::messageId);
+        Row sample = ROWS.get(40); // every filtered field set (a null filter field matches everything)
+        byField.forEach((field, value) -> {
+            DeadLetterQueries.Filter f = filterWith(field, (String) value.apply(sample));
+            List<Long> expected = newestFirst(ROWS.stream().filter(r -> Objects.equals(value.apply(r),
+                    value.apply(sample))).toList());
+            assertThat(allPages(f)).as(field).containsExactlyElementsOf(expected);
+        });
+        Instant from = NOW.minus(Duration.ofHours(6));
+        Instant to = NOW.minus(Duration.ofHours(2));
+        DeadLetterQueries.Filter window = new DeadLetterQueries.Filter(null, null, null, null, null, null, null, null,
+                null, null, from, to);
+        assertThat(allPages(window)).containsExactlyElementsOf(newestFirst(ROWS.stream()
+                .filter(r -> !r.failedAt().isBefore(from) && r.failedAt().isBefore(to)).toList()));
+    }
+
+    @Test
+    void groupsAreTheDatabasesGroupByOfTheFingerprintSameAsGroupingEveryRowInJava() {
+        for (String status : new String[] {"open", null}) {
+            DeadLetterQueries.Filter f = new DeadLetterQueries.Filter(null, null, null, null, null, null, null, null,
+                    status, null, null, null);
+            List<DeadLetterQueries.Group> groups = queries.groups(f);
+
+            Map<List<String>, List<Row>> expected = ROWS.stream()
+                    .filter(r -> status == null || status.equals(r.status()))
+                    .collect(Collectors.groupingBy(r -> java.util.Arrays.asList(r.queue(), r.reason(),
+                            r.errorType(), ErrorFingerprint.of(r.error()))));
+            assertThat(groups).hasSize(expected.size());
+            assertThat(groups).allSatisfy(g -> {
+                List<Row> members = expected.get(java.util.Arrays.asList(g.queue(), g.reason(), g.errorType(),
+                        g.normalisedError()));
+                assertThat(members).as("group %s", g).isNotNull();
+                assertThat(g.count()).isEqualTo(members.size());
+                assertThat(g.oldest()).isEqualTo(members.stream().map(Row::failedAt).min(Comparator.naturalOrder())
+                        .orElseThrow());
+                assertThat(g.newest()).isEqualTo(members.stream().map(Row::failedAt).max(Comparator.naturalOrder())
+                        .orElseThrow());
+            });
+            assertThat(groups).extracting(DeadLetterQueries.Group::count)
+                    .isSortedAccordingTo(Comparator.reverseOrder());
+        }
+        // addresses, numbers, ids, timestamps and quoted text are gone, so different mailboxes are one cause
+        assertThat(queries.groups(filter())).extracting(DeadLetterQueries.Group::normalisedError)
+                .contains("<n> <n>.<n>.<n> <<address>>: mailbox unavailable")
+                .doesNotContain("550 5.1.1 <alice@example.com>: mailbox unavailable");
+        assertThat(STATEMENTS).as("one statement per groups call").hasSize(3);
+    }
+
+    @Test
+    void arrivalsAreCountedPerBucketByTheDatabaseSameAsBucketingEveryRowInJava() {
+        for (String queue : new String[] {null, "mail.send.bulk"}) {
+            for (Duration bucket : List.of(Duration.ofMinutes(1), Duration.ofMinutes(15), Duration.ofHours(1))) {
+                STATEMENTS.clear();
+                List<DeadLetterQueries.Arrivals> arrivals = queries.arrivals(queue, bucket, 24, NOW);
+
+                Instant from = DeadLetterQueries.arrivalsFrom(bucket, 24, NOW);
+                Map<Instant, Long> expected = ROWS.stream()
+                        .filter(r -> queue == null || queue.equals(r.queue()))
+                        .collect(Collectors.groupingBy(r -> Instant.ofEpochMilli(Math.floorDiv(
+                                r.failedAt().toEpochMilli(), bucket.toMillis()) * bucket.toMillis()),
+                                Collectors.counting()));
+                assertThat(arrivals).as("%s %s", queue, bucket)
+                        .isEqualTo(DeadLetterQueries.arrivalBuckets(expected, from, NOW, bucket));
+                assertThat(arrivals.stream().mapToLong(DeadLetterQueries.Arrivals::count).sum()).isPositive();
+                assertThat(STATEMENTS).hasSize(1);
+            }
+        }
+    }
+
+    @Test
+    void theMigrationBackfilledEveryFingerprintWithTheJavaFunction() throws SQLException {
+        try (var rs = keepAlive.createStatement().executeQuery("select id, error, error_fingerprint from dead_letter")) {
+            int n = 0;
+            while (rs.next()) {
+                assertThat(rs.getString(3)).as("row %d", rs.getLong(1)).isEqualTo(ErrorFingerprint.of(rs.getString(2)));
+                n++;
+            }
+            assertThat(n).isEqualTo(ROWS.size());
+        }
+    }
+
+    @Test
+    void aRecordedDeadLetterCarriesTheFingerprintOfItsError() {
+        DeadLetter d = new DeadLetter("SendConsumer", "m-1", "mail.send");
+        d.record(new DeadLetterEnvelope("retries_exhausted", "transient", "m-1", null, "mail.send", "SendConsumer",
+                "1.0", List.of(), NOW, NOW, "java.io.IOException", "connect to 10.0.0.7:587 refused after 3 tries",
+                null, null, null, null, "smtp", null, DeadLetterEnvelope.ROUTED_BY_POLICY, null, "sha"),
+                null, "[]", new byte[0], 0, NOW);
+        assertThat(d.getErrorFingerprint()).isEqualTo("connect to <n>.<n>.<n>.<n>:<n> refused after <n> tries");
+    }
+
+    private List<Long> allPages(DeadLetterQueries.Filter f) {
+        List<Long> ids = new ArrayList<>();
+        Integer offset = 0;
+        while (offset != null) {
+            DeadLetterQueries.Page page = queries.find(f, offset, 7);
+            page.items().forEach(s -> ids.add(s.id()));
+            offset = page.next();
+        }
+        return ids;
+    }
+
+    private static List<Long> newestFirst(List<Row> rows) {
+        return rows.stream().sorted(Comparator.comparing(Row::failedAt).thenComparing(Row::id).reversed())
+                .map(Row::id).toList();
+    }
+
+    private static DeadLetterQueries.Filter filter() {
+        return new DeadLetterQueries.Filter(null, null, null, null, null, null, null, null, null, null, null, null);
+    }
+
+    private static DeadLetterQueries.Filter filterWith(String field, String v) {
+        return new DeadLetterQueries.Filter(is(field, "queue", v), is(field, "reason", v), is(field, "failureClass", v),
+                is(field, "errorType", v), is(field, "campaignId", v), is(field, "tenant", v), is(field, "provider", v),
+                is(field, "consumerVersion", v), is(field, "status", v), is(field, "messageId", v), null, null);
+    }
+
+    private static String is(String field, String name, String value) {
+        return field.equals(name) ? value : null;
+    }
+}
