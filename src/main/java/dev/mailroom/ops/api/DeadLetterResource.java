@@ -40,6 +40,8 @@ public class DeadLetterResource {
     dev.mailroom.redrive.Redrives redrives;
     @jakarta.ws.rs.core.Context
     jakarta.ws.rs.core.SecurityContext security;
+    @Inject
+    Disclosure disclosure;
 
     @GET
     public Response list(@QueryParam("queue") String queue, @QueryParam("reason") String reason,
@@ -135,7 +137,7 @@ public class DeadLetterResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Response discard(@PathParam("id") String id, ActionRequest request) {
         actions.discard(id(id), Actors.of(security), request == null ? null : request.reason());
-        return one(id);
+        return one(id, false);
     }
 
     /** {@code POST /api/v1/dead-letters/{id}/revisions}: an edited payload, validated, beside the original. */
@@ -149,14 +151,15 @@ public class DeadLetterResource {
         }
         String payload = request.payload() == null || request.payload().isNull() ? null
                 : request.payload().isTextual() ? request.payload().asText() : request.payload().toString();
-        return Response.status(Response.Status.CREATED).entity(revisions.revise(id(id), payload,
-                Boolean.TRUE.equals(request.newIdempotencyKey()), Actors.of(security), request.reason())).build();
+        return Response.status(Response.Status.CREATED).entity(disclosure.view(revisions.revise(id(id), payload,
+                Boolean.TRUE.equals(request.newIdempotencyKey()), Actors.of(security), request.reason()), false,
+                security, null)).build();
     }
 
     @GET
     @Path("/{id}/revisions")
-    public Response revisions(@PathParam("id") String id) {
-        return Response.ok(revisions.revisions(id(id))).build();
+    public Response revisions(@PathParam("id") String id, @QueryParam("reveal") boolean reveal) {
+        return disclosure.ok(revisions.revisions(id(id)), reveal, security, "GET /dead-letters/" + id + "/revisions");
     }
 
     /** {@code POST /api/v1/dead-letters/{id}/replay}: a one-entry redrive of its latest revision, run now. */
@@ -164,8 +167,8 @@ public class DeadLetterResource {
     @Path("/{id}/replay")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response replay(@PathParam("id") String id, ActionRequest request) {
-        return Response.status(Response.Status.ACCEPTED).entity(redrives.replayOne(id(id), Actors.of(security),
-                request == null ? null : request.reason())).build();
+        return Response.status(Response.Status.ACCEPTED).entity(disclosure.view(redrives.replayOne(id(id),
+                Actors.of(security), request == null ? null : request.reason()), false, security, null)).build();
     }
 
     private static long id(String id) {
@@ -178,7 +181,7 @@ public class DeadLetterResource {
 
     @GET
     @Path("/{id}")
-    public Response one(@PathParam("id") String id) {
+    public Response one(@PathParam("id") String id, @QueryParam("reveal") boolean reveal) {
         long n;
         try {
             n = Long.parseLong(id);
@@ -186,7 +189,7 @@ public class DeadLetterResource {
             return ApiError.response(Response.Status.BAD_REQUEST, "invalid_id", "a dead letter's id is a number");
         }
         return deadLetters.envelope(n)
-                .map(e -> Response.ok(e).build())
+                .map(e -> disclosure.ok(e, reveal, security, "GET /dead-letters/" + id))
                 .orElseGet(() -> ApiError.response(Response.Status.NOT_FOUND, "dead_letter_not_found",
                         "no dead letter with id " + id));
     }
