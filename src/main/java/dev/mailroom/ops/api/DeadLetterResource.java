@@ -50,16 +50,11 @@ public class DeadLetterResource {
                          @QueryParam("provider") String provider, @QueryParam("consumer_version") String version,
                          @QueryParam("status") String status, @QueryParam("message_id") String messageId,
                          @QueryParam("from") String from, @QueryParam("to") String to,
-                         @QueryParam("offset") @DefaultValue("0") String offset,
-                         @QueryParam("limit") @DefaultValue("100") String limit) {
-        int n = Limits.parse(limit, 1, 1000);
-        if (n < 0) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_limit", "limit is a whole number from 1 to 1000");
-        }
-        int skip = Limits.parse(offset, 0, Integer.MAX_VALUE);
-        if (skip < 0) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_offset", "offset is a whole number from 0");
-        }
+                         @QueryParam("offset") @DefaultValue("0")
+                         @Limit(min = 0, max = Integer.MAX_VALUE, name = "offset") String offset,
+                         @QueryParam("limit") @DefaultValue("100") @Limit(max = 1000) String limit) {
+        int n = Integer.parseInt(limit);
+        int skip = Integer.parseInt(offset);
         DeadLetterQueries.Filter filter = new DeadLetterQueries.Filter(queue, reason, failureClass, errorType,
                 campaignId, tenant, provider, version, status, messageId, instant("from", from), instant("to", to));
         return Response.ok(deadLetters.find(filter, skip, n)).build();
@@ -85,7 +80,7 @@ public class DeadLetterResource {
     @Path("/arrivals")
     public Response arrivals(@QueryParam("queue") String queue,
                              @QueryParam("bucket") @DefaultValue("PT1M") String bucket,
-                             @QueryParam("hours") @DefaultValue("24") String hours) {
+                             @QueryParam("hours") @DefaultValue("24") @Limit(max = 720, name = "hours") String hours) {
         java.time.Duration size;
         try {
             size = java.time.Duration.parse(bucket.trim());
@@ -97,10 +92,7 @@ public class DeadLetterResource {
             return ApiError.response(Response.Status.BAD_REQUEST, "invalid_bucket",
                     "bucket is from PT1M to P1D: " + bucket);
         }
-        int h = Limits.parse(hours, 1, 720);
-        if (h < 0) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_hours", "hours is a whole number from 1 to 720");
-        }
+        int h = Integer.parseInt(hours);
         if (java.time.Duration.ofHours(h).dividedBy(size) >= DeadLetterQueries.MAX_BUCKETS) {
             return ApiError.response(Response.Status.BAD_REQUEST, "too_many_buckets", "hours / bucket gives more than "
                     + DeadLetterQueries.MAX_BUCKETS + " buckets: take a larger bucket or fewer hours");
@@ -181,13 +173,10 @@ public class DeadLetterResource {
 
     @GET
     @Path("/{id}")
-    public Response one(@PathParam("id") String id, @QueryParam("reveal") boolean reveal) {
-        long n;
-        try {
-            n = Long.parseLong(id);
-        } catch (NumberFormatException e) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_id", "a dead letter's id is a number");
-        }
+    public Response one(@PathParam("id") @jakarta.validation.constraints.Pattern(regexp = "[0-9]{1,18}",
+                                message = "invalid_id: a dead letter's id is a number") String id,
+                        @QueryParam("reveal") boolean reveal) {
+        long n = Long.parseLong(id);
         return deadLetters.envelope(n)
                 .map(e -> disclosure.ok(e, reveal, security, "GET /dead-letters/" + id))
                 .orElseGet(() -> ApiError.response(Response.Status.NOT_FOUND, "dead_letter_not_found",

@@ -45,12 +45,8 @@ public class RedriveResource {
     }
 
     @GET
-    public Response recent(@QueryParam("limit") @DefaultValue("20") String limit) {
-        int n = Limits.parse(limit, 1, 200);
-        if (n < 0) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_limit", "limit is a whole number from 1 to 200");
-        }
-        return Response.ok(redacted(redrives.recent(n))).build();
+    public Response recent(@QueryParam("limit") @DefaultValue("20") @Limit(max = 200) String limit) {
+        return Response.ok(redacted(redrives.recent(Integer.parseInt(limit)))).build();
     }
 
     @GET
