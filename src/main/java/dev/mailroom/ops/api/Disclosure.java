@@ -2,7 +2,7 @@ package dev.mailroom.ops.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.mailroom.deadletter.PayloadReveals;
+import dev.mailroom.deadletter.DeadLetterActions;
 import dev.mailroom.job.PayloadRedaction;
 import dev.mailroom.platform.Json;
 import dev.mailroom.redrive.ViewRedaction;
@@ -14,7 +14,7 @@ import jakarta.ws.rs.core.SecurityContext;
 /**
  * How an answer that holds a payload (or a diff of one) goes out: redacted ({@link ViewRedaction}, fields of
  * {@code mailroom.redact.fields}) unless an operator asks for {@code ?reveal=true}, which is recorded on every
- * dead letter it shows ({@link PayloadReveals}). Who may reveal is {@code ops.security.AccessRules}' decision,
+ * dead letter it shows ({@link DeadLetterActions#revealed}). Who may reveal is {@code ops.security.AccessRules}' decision,
  * applied before the resource runs; the role check here only names a gap loudly.
  */
 @ApplicationScoped
@@ -26,7 +26,7 @@ public class Disclosure {
     @Inject
     PayloadRedaction redaction;
     @Inject
-    PayloadReveals reveals;
+    DeadLetterActions reveals;
 
     /** The view as JSON: redacted, or whole when {@code reveal} (operators only; recorded as {@code what}). */
     public JsonNode view(Object view, boolean reveal, SecurityContext security, String what) {
