@@ -54,6 +54,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
     public static final String OLDEST_AGE_EXCEEDED = "DeadLetterOldestAgeExceeded";
     public static final String RETENTION_EXPIRING = "DeadLetterRetentionExpiring";
     public static final String UNKNOWN_PROVIDER_CODE = "UnknownProviderCode";
+    public static final String SEND_OUTCOME_UNKNOWN = "SendOutcomeUnknown";
 
     public AlertRouting {
         pageReasons = Set.copyOf(pageReasons);
@@ -89,7 +90,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
         return switch (event.kind()) {
             case DEAD_LETTER_ARRIVAL -> pageReasons.contains(event.label(AlertEvent.REASON)) ? Severity.PAGE : Severity.TICKET;
             case OLDEST_AGE_EXCEEDED, UNKNOWN_PROVIDER_CODE -> Severity.PAGE;
-            case RETENTION_EXPIRING -> Severity.TICKET;
+            // an operator reconciles it with the provider's records; nothing else is held up by it
+            case RETENTION_EXPIRING, SEND_OUTCOME_UNKNOWN -> Severity.TICKET;
         };
     }
 
@@ -100,6 +102,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case OLDEST_AGE_EXCEEDED -> OLDEST_AGE_EXCEEDED;
             case RETENTION_EXPIRING -> RETENTION_EXPIRING;
             case UNKNOWN_PROVIDER_CODE -> UNKNOWN_PROVIDER_CODE;
+            case SEND_OUTCOME_UNKNOWN -> SEND_OUTCOME_UNKNOWN;
         };
     }
 
@@ -113,6 +116,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case DEAD_LETTER_ARRIVAL -> List.of(AlertEvent.QUEUE, AlertEvent.REASON);
             case OLDEST_AGE_EXCEEDED, RETENTION_EXPIRING -> List.of(AlertEvent.QUEUE);
             case UNKNOWN_PROVIDER_CODE -> List.of(AlertEvent.PROVIDER, AlertEvent.CODE);
+            case SEND_OUTCOME_UNKNOWN -> List.of(AlertEvent.QUEUE, AlertEvent.PROVIDER);
         };
     }
 
@@ -154,6 +158,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
                     + " is close to retention expiry";
             case UNKNOWN_PROVIDER_CODE -> "Provider " + g.getOrDefault(AlertEvent.PROVIDER, "?")
                     + " answered with unknown code " + g.getOrDefault(AlertEvent.CODE, "?");
+            case SEND_OUTCOME_UNKNOWN -> "Sends on " + g.getOrDefault(AlertEvent.QUEUE, "?") + " may have reached "
+                    + g.getOrDefault(AlertEvent.PROVIDER, "?") + ": unknown, an operator decides";
         };
     }
 }

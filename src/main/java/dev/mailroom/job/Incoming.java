@@ -11,6 +11,7 @@ import java.time.Instant;
  * @param traceparent the W3C {@code traceparent} JMS property, or null
  * @param redriveId   the redrive run that republished this message ({@code mr_redrive_id}), or null
  * @param replayOf    the dead letter it is a replay of ({@code mr_replay_of}), or null
+ * @param sendAgainOf the {@code unknown} job an operator sent again ({@code mr_send_again}), or null
  */
 public record Incoming(
         String queue,
@@ -22,11 +23,17 @@ public record Incoming(
         String traceparent,
         Instant brokerTimestamp,
         String redriveId,
-        Long replayOf) {
+        Long replayOf,
+        Long sendAgainOf) {
 
     /** The JMS properties that mark a replayed message; retry and dead-letter copies keep them. */
     public static final String REDRIVE_ID_PROPERTY = "mr_redrive_id";
     public static final String REPLAY_OF_PROPERTY = "mr_replay_of";
+    /**
+     * The JMS property that marks an operator's "send again" of an {@code unknown} job (the job's id): the
+     * copy owns the job, which admission lets through once. Not carried over to retry copies.
+     */
+    public static final String SEND_AGAIN_PROPERTY = "mr_send_again";
 
     /** The trace id of a W3C traceparent ({@code 00-<32 hex>-<16 hex>-<2 hex>}), or null. */
     public String traceId() {

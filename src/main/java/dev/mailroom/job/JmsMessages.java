@@ -18,14 +18,7 @@ public final class JmsMessages {
      * retry copy and a dead-letter copy both start from.
      */
     public static Message copyOf(jakarta.jms.JMSContext jms, Incoming in) throws JMSException {
-        Message copy;
-        if (in.textMessage()) {
-            copy = jms.createTextMessage(new String(in.body(), StandardCharsets.UTF_8));
-        } else {
-            BytesMessage bytes = jms.createBytesMessage();
-            bytes.writeBytes(in.body());
-            copy = bytes;
-        }
+        Message copy = withBody(jms, in.body(), in.textMessage());
         if (in.traceparent() != null) {
             copy.setStringProperty("traceparent", in.traceparent());
         }
@@ -36,6 +29,16 @@ public final class JmsMessages {
             copy.setLongProperty(Incoming.REPLAY_OF_PROPERTY, in.replayOf());
         }
         return copy;
+    }
+
+    /** A new message holding {@code body} byte-for-byte: a TextMessage of it as UTF-8, or a BytesMessage. */
+    public static Message withBody(jakarta.jms.JMSContext jms, byte[] body, boolean text) throws JMSException {
+        if (text) {
+            return jms.createTextMessage(new String(body, StandardCharsets.UTF_8));
+        }
+        BytesMessage bytes = jms.createBytesMessage();
+        bytes.writeBytes(body);
+        return bytes;
     }
 
     /**
@@ -67,8 +70,16 @@ public final class JmsMessages {
                 // a producer set it by hand and not to an id: the message is not a replay of ours
             }
         }
+        Long sendAgainOf = null;
+        if (m.propertyExists(Incoming.SEND_AGAIN_PROPERTY)) {
+            try {
+                sendAgainOf = Long.valueOf(String.valueOf(m.getObjectProperty(Incoming.SEND_AGAIN_PROPERTY)));
+            } catch (NumberFormatException ignored) {
+                // not one of ours
+            }
+        }
         return new Incoming(queue, m.getJMSMessageID(), m.getJMSRedelivered(), deliveryCount, body, text,
                 traceparent, m.getJMSTimestamp() > 0 ? Instant.ofEpochMilli(m.getJMSTimestamp()) : null,
-                redriveId, replayOf);
+                redriveId, replayOf, sendAgainOf);
     }
 }

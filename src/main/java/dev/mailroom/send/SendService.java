@@ -17,7 +17,11 @@ import dev.mailroom.provider.MailProvider;
 import dev.mailroom.provider.OutboundMail;
 import dev.mailroom.provider.ProviderCalls;
 import dev.mailroom.provider.ProviderResponse;
+import dev.mailroom.recoverability.Admission;
+import dev.mailroom.recoverability.AdmissionFacts;
+import dev.mailroom.recoverability.AdmissionPolicy;
 import dev.mailroom.recoverability.AimdRateLimiter;
+import dev.mailroom.recoverability.ProviderTraits;
 import dev.mailroom.recoverability.Failure;
 import dev.mailroom.recoverability.FailureClass;
 import dev.mailroom.recoverability.FailureClassifier;
@@ -34,7 +38,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.logging.Logger;
 
 /**
- * The send path for one delivery of one message: parse, render, claim, call the provider, and on a
+ * The send path for one delivery of one message: parse, render, admit (the pure {@link AdmissionPolicy},
+ * through the ledger, which gathers its facts and records its decision), call the provider, and on a
  * failure classify it, decide (the pure {@link RecoverabilityPolicy}) and carry the decision out. Runs
  * inside the delivery's JTA transaction; every way out acknowledges the delivery with its outcome
  * recorded. An exception nobody foresaw propagates: the delivery rolls back and the broker's
@@ -46,8 +51,6 @@ public class SendService {
     private static final Logger LOG = Logger.getLogger(SendService.class.getName());
     /** A rate-limit wait up to this long is paced in place; a longer one goes back to the broker. */
     static final Duration MAX_PACING = Duration.ofSeconds(1);
-    /** How long a job that could not get a permit within {@link #MAX_PACING} waits on the broker. */
-    static final Duration RATE_LIMIT_PUT_BACK = Duration.ofSeconds(2);
 
     @Inject
     JobParser parser;
@@ -75,12 +78,13 @@ public class SendService {
     Clock clock;
     @Inject
     Event<UnknownProviderCode> unknownCodes;
+    @Inject
+    Event<SendOutcomeUnknown> unknownSends;
 
     public void handle(Incoming in) {
         ParseResult parsed = parser.parse(in.body());
         if (parsed instanceof ParseResult.Rejected rejected) {
-            deadLetters.poison(in, rejected);
-            metrics.outcome(in.queue(), JobState.dead_lettered.name());
+            poison(in, rejected);
             return;
         }
         SendJob job = ((ParseResult.Parsed) parsed).job();
@@ -88,22 +92,24 @@ public class SendService {
         try {
             content = renderer.render(job);
         } catch (TemplateException e) {
-            deadLetters.poison(in, new ParseResult.Rejected(e.reason(), e.getMessage(), job.messageId()));
-            metrics.outcome(in.queue(), JobState.dead_lettered.name());
+            poison(in, new ParseResult.Rejected(e.reason(), e.getMessage(), job.messageId()));
             return;
         }
 
         Optional<Duration> wait = rateLimiter.tryReserve(MAX_PACING);
-        if (wait.isEmpty()) {
+        wait.ifPresent(SendService::pace);
+        Begin begin = ledger.begin(in, job, traits(), wait.isPresent());
+        if (begin instanceof Begin.PutBack putBack) {
             // the provider is slowed down further than a short pause: the job goes back to the broker
-            String copy = executor.scheduleCopy(in, RATE_LIMIT_PUT_BACK, 0);
+            String copy = executor.scheduleCopy(in, putBack.delay(), 0);
             ledger.deferred(in.queue(), job.messageId(), copy, "provider rate limit ("
-                    + String.format("%.1f", rateLimiter.rate()) + "/s): put back for " + RATE_LIMIT_PUT_BACK);
+                    + String.format("%.1f", rateLimiter.rate()) + "/s): put back for " + putBack.delay());
             return;
         }
-        pace(wait.get());
-
-        Begin begin = ledger.begin(in, job, provider.name(), provider.dedupesByIdempotencyKey());
+        if (begin instanceof Begin.Ambiguous) {
+            unknownSends.fire(new SendOutcomeUnknown(provider.name(), in.queue(), job.messageId(), begin.jobId(),
+                    "crash", "the worker died after the point of no return", clock.instant()));
+        }
         if (!(begin instanceof Begin.Proceed proceed)) {
             metrics.outcome(in.queue(), outcomeOf(begin));
             return;
@@ -137,18 +143,37 @@ public class SendService {
                     + (response.enhancedCode() == null ? "" : " " + response.enhancedCode()), in.queue(),
                     job.messageId(), clock.instant()));
         }
-        decideAndCarryOut(in, proceed, response, failure, null);
+        RecoveryAction action = decideAndCarryOut(in, proceed, response, failure, null);
+        if (action instanceof RecoveryAction.Ack ack && RecoveryAction.Ack.UNKNOWN.equals(ack.outcome())) {
+            unknownSends.fire(new SendOutcomeUnknown(provider.name(), in.queue(), job.messageId(), proceed.jobId(),
+                    "call", JobLedger.describe(response), clock.instant()));
+        }
     }
 
-    private void decideAndCarryOut(Incoming in, Begin.Proceed proceed, ProviderResponse response,
-                                   Failure failure, Throwable cause) {
+    /** The job itself is wrong: admission's first row, carried out by the dead-letter recorder. */
+    private void poison(Incoming in, ParseResult.Rejected rejected) {
+        Admission admission = AdmissionPolicy.decide(AdmissionFacts.rejected(rejected.reason().name(), rejected.detail()));
+        if (!(admission instanceof Admission.Poison)) {
+            throw new IllegalStateException("a rejected job must be poison, not " + admission);
+        }
+        deadLetters.poison(in, rejected);
+        metrics.outcome(in.queue(), JobState.dead_lettered.name());
+    }
+
+    private ProviderTraits traits() {
+        return new ProviderTraits(provider.name(), provider.dedupesByIdempotencyKey());
+    }
+
+    private RecoveryAction decideAndCarryOut(Incoming in, Begin.Proceed proceed, ProviderResponse response,
+                                             Failure failure, Throwable cause) {
         metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
         RecoveryAction action = RecoverabilityPolicy.decide(failure, ledger.historyBefore(proceed.jobId(),
-                        proceed.attemptId()), policies.forQueue(in.queue()), proceed.expiresAt(), clock.instant(),
-                ThreadLocalRandom.current());
+                        proceed.attemptId()), policies.forQueue(in.queue()), traits(), proceed.expiresAt(),
+                clock.instant(), ThreadLocalRandom.current());
         ledger.recordFailure(proceed, response, failure, action);
         executor.carryOut(in, proceed, failure, action, cause);
         metrics.outcome(in.queue(), outcomeOf(action));
+        return action;
     }
 
     private static void pace(Duration wait) {
