@@ -39,6 +39,8 @@ function h(tag, attrs = {}, ...children) {
     if (v === null || v === undefined || v === false) continue;
     if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
     else if (k === 'testid') el.setAttribute('data-testid', v);
+    // through the CSSOM: the Content-Security-Policy (style-src 'self') refuses a style attribute
+    else if (k === 'style') el.style.cssText = String(v);
     else el.setAttribute(k, v === true ? '' : String(v));
   }
   append(el, children);
@@ -382,11 +384,14 @@ function hexDump(bytes) {
 
 async function deadLetterDetail(id, seq) {
   render(seq, h('h1', {}, `Dead letter #${id}`), h('p', {class: 'muted'}, 'Loading…'));
-  const d = await get('/dead-letters/' + encodeURIComponent(id));
+  // an operator acts on the payload (edit, replay), so the console asks for it unredacted: the server records
+  // that reveal in the dead letter's history; a viewer gets the fields of mailroom.redact.fields as [redacted]
+  const reveal = canAct() ? '?reveal=true' : '';
+  const d = await get('/dead-letters/' + encodeURIComponent(id) + reveal);
   const bytes = decodePayload(d.payload_base64);
   const [job, revisions] = await Promise.all([
     d.message_id ? get('/jobs/' + encodeURIComponent(d.message_id) + query({queue: d.source_queue})).catch((e) => e) : null,
-    get(`/dead-letters/${d.id}/revisions`).catch((e) => e),
+    get(`/dead-letters/${d.id}/revisions${reveal}`).catch((e) => e),
   ]);
   const attempts = Array.isArray(d.attempts) ? d.attempts : [];
   const attemptKeys = [...new Set(attempts.flatMap((a) => Object.keys(a)))];

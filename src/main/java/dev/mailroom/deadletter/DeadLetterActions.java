@@ -73,4 +73,27 @@ public class DeadLetterActions {
         transition(d, DeadLetter.Status.discarded, null, actor.trim(), why.trim());
         return d;
     }
+
+    /**
+     * The audit of an operator's "reveal": a payload shown unredacted is recorded like every other operator action,
+     * in the dead letter's history (an event that keeps its status: who, when, what was shown) and on its job's
+     * timeline ({@code payload_revealed}), so "who saw the secrets of #5" has an answer.
+     */
+    @Transactional
+    public void revealed(java.util.Collection<Long> ids, String actor, String what) {
+        Instant now = clock.instant();
+        String why = "revealed the payload: " + what;
+        for (long id : ids) {
+            DeadLetter d = em.find(DeadLetter.class, id);
+            if (d == null) {
+                continue;
+            }
+            em.persist(new DeadLetterEvent(d.getId(), now, d.getStatus(), d.getStatus(), actor, why));
+            if (d.getJobId() != null) {
+                ledger.event(ledger.job(d.getJobId()), "payload_revealed", "by " + actor + ": " + what, now);
+            }
+            java.util.logging.Logger.getLogger(DeadLetterActions.class.getName())
+                    .info(() -> String.format("dead letter %d: %s %s", id, actor, why));
+        }
+    }
 }

@@ -12,6 +12,37 @@ public final class PayloadDiff {
     private PayloadDiff() {
     }
 
+    /**
+     * A diff as a viewer may see it: both sides are rebuilt from the diff (it prints every line, see
+     * {@link #diff}), each is redacted by {@code redact} (JSON in, redacted JSON or null out), and the redacted
+     * sides are compared again. Null when a side cannot be redacted (not JSON): then the diff is withheld.
+     */
+    public static String redact(String diff, java.util.function.UnaryOperator<String> redact) {
+        if (diff == null) {
+            return null;
+        }
+        StringBuilder before = new StringBuilder();
+        StringBuilder after = new StringBuilder();
+        String[] lines = diff.split("\n", -1);
+        for (int i = 2; i < lines.length; i++) {
+            String line = lines[i];
+            if (line.isEmpty()) {
+                continue;
+            }
+            char side = line.charAt(0);
+            String text = line.substring(1) + "\n";
+            if (side != '+') {
+                before.append(text);
+            }
+            if (side != '-') {
+                after.append(text);
+            }
+        }
+        String a = redact.apply(before.toString());
+        String b = redact.apply(after.toString());
+        return a == null || b == null ? null : diff(a, b);
+    }
+
     public static String diff(String before, String after) {
         String[] a = before.split("\n", -1);
         String[] b = after.split("\n", -1);

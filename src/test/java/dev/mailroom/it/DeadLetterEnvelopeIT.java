@@ -141,7 +141,7 @@ class DeadLetterEnvelopeIT {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (row == null && System.nanoTime() < deadline) {
             for (JsonNode s : env.api().getJson("/api/v1/dead-letters?reason=poison&limit=1000").path("items")) {
-                JsonNode full = env.api().getJson("/api/v1/dead-letters/" + s.path("id").asLong());
+                JsonNode full = env.api().getJson("/api/v1/dead-letters/" + s.path("id").asLong() + "?reveal=true");
                 if (sha.equals(full.path("payload_sha256").asText())) {
                     row = full;
                 }
@@ -168,7 +168,7 @@ class DeadLetterEnvelopeIT {
     private Pair awaitDeadLetter(String queue, String id) throws Exception {
         JsonNode list = env.api().awaitJson("/api/v1/dead-letters?message_id=" + id,
                 l -> l.path("items").size() == 1, Duration.ofSeconds(90));
-        JsonNode row = env.api().getJson("/api/v1/dead-letters/" + list.path("items").get(0).path("id").asLong());
+        JsonNode row = env.api().getJson("/api/v1/dead-letters/" + list.path("items").get(0).path("id").asLong() + "?reveal=true");
         Message m = dlqMessage(queue, "mr_message_id = '" + id + "'");
         return new Pair(row, m);
     }

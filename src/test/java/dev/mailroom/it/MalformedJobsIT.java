@@ -143,7 +143,7 @@ class MalformedJobsIT {
 
     private static JsonNode deadLetterWithSha(ItEnvironment env, String sha) {
         for (JsonNode s : env.api().getJson("/api/v1/dead-letters?queue=mail.send&reason=poison&limit=1000").path("items")) {
-            JsonNode full = env.api().getJson("/api/v1/dead-letters/" + s.path("id").asLong());
+            JsonNode full = env.api().getJson("/api/v1/dead-letters/" + s.path("id").asLong() + "?reveal=true");
             if (sha.equals(full.path("payload_sha256").asText())) {
                 return full;
             }

@@ -193,7 +193,7 @@ class RecoverabilityHttpIT {
 
     private static JsonNode find(JsonNode deadLetters, String marker) {
         for (JsonNode s : deadLetters) {
-            JsonNode full = api.getJson("/api/v1/dead-letters/" + s.path("id").asLong());
+            JsonNode full = api.getJson("/api/v1/dead-letters/" + s.path("id").asLong() + "?reveal=true");
             String payload = new String(java.util.Base64.getDecoder().decode(full.path("payload_base64").asText()),
                     java.nio.charset.StandardCharsets.UTF_8);
             if (payload.contains(marker)) {

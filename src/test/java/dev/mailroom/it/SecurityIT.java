@@ -216,6 +216,98 @@ class SecurityIT {
 
     // ---------------------------------------------------------------------------------------------------------
 
+    @Test
+    void aViewerSeesNoTemplateVariablesAndAnOperatorsRevealIsRecorded() {
+        String messageId = Jobs.runPrefix("redact") + "poison";
+        String secret = "s3cret-" + messageId;
+        // valid JSON the schema refuses (no from, no to): dead-lettered as poison with these bytes
+        env.jms().sendText("mail.send", "{\"schema_version\":1,\"message_id\":\"" + messageId
+                + "\",\"template_id\":\"reset\",\"variables\":{\"code\":\"" + secret + "\"},"
+                + "\"metadata\":{\"order\":\"" + secret + "\"}}");
+        JsonNode items = operator.awaitJson(DEAD_LETTERS + "?message_id=" + messageId,
+                l -> l.path("items").size() == 1, Duration.ofSeconds(60)).path("items");
+        long id = items.get(0).path("id").asLong();
+
+        HttpResponse<String> seen = viewer.get(DEAD_LETTERS + "/" + id);
+        assertThat(seen.statusCode()).isEqualTo(200);
+        assertThat(seen.body()).doesNotContain(secret);
+        JsonNode envelope = viewer.parse(seen, DEAD_LETTERS + "/" + id);
+        String payload = payloadOf(envelope);
+        assertThat(payload).contains(messageId).contains("\"code\" : \"[redacted]\"").doesNotContain(secret);
+        assertThat(envelope.path("payload_redacted").asBoolean()).isTrue();
+        assertThat(payloadOf(operator.getJson(DEAD_LETTERS + "/" + id))).as("redacted unless revealed")
+                .contains(messageId).doesNotContain(secret);
+        assertThat(viewer.get(DEAD_LETTERS + "/" + id + "/revisions").statusCode()).isEqualTo(200);
+
+        assertError(viewer.get(DEAD_LETTERS + "/" + id + "?reveal=true"), 403, "forbidden");
+        HttpResponse<String> revealed = operator.get(DEAD_LETTERS + "/" + id + "?reveal=true");
+        assertThat(revealed.statusCode()).isEqualTo(200);
+        assertThat(payloadOf(operator.parse(revealed, "reveal"))).contains(secret);
+        JsonNode history = operator.getJson(DEAD_LETTERS + "/" + id).path("history");
+        JsonNode last = history.get(history.size() - 1);
+        assertThat(last.path("actor").asText()).isEqualTo("operator");
+        assertThat(last.path("reason").asText()).startsWith("revealed the payload");
+        assertThat(last.path("to_status").asText()).isEqualTo("open");
+        assertThat(history).as("the viewer's refused reveal left no trace").hasSize(2);
+    }
+
+    @Test
+    void theSandboxOutboxIsAnOperatorsAndUnknownWebhookPathsDoNotExist() {
+        assertError(viewer.get("/api/v1/sandbox/messages"), 403, "forbidden");
+        assertThat(operator.get("/api/v1/sandbox/messages").statusCode()).isEqualTo(200);
+        for (String path : List.of("/api/v1/webhooks/nobody", "/api/v1/webhooks/", "/api/v1/webhooks")) {
+            assertError(anonymous.post(path, "{}"), 404, "not_found");
+            assertThat(anonymous.get(path).statusCode()).as(path).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void consolePagesAndTheApiSendAContentSecurityPolicyAndHardeningHeaders() {
+        for (String path : List.of("/console/login.html", "/console/assets/console.js", "/console/index.html")) {
+            HttpResponse<String> r = anonymous.send(anonymous.request(path).GET().build());
+            assertThat(r.headers().firstValue("Content-Security-Policy")).as(path)
+                    .hasValueSatisfying(v -> assertThat(v).startsWith("default-src 'self'")
+                            .contains("frame-ancestors 'none'"));
+            assertThat(r.headers().firstValue("X-Content-Type-Options")).as(path).contains("nosniff");
+            assertThat(r.headers().firstValue("X-Frame-Options")).as(path).contains("DENY");
+            assertThat(r.headers().firstValue("Referrer-Policy")).as(path).contains("no-referrer");
+        }
+        assertThat(viewer.get(DEAD_LETTERS).headers().firstValue("Content-Security-Policy"))
+                .contains("default-src 'none'; frame-ancestors 'none'");
+    }
+
+    @Test
+    void theStandardReadinessAndLivenessEndpointsAnswerOnTheManagementPort() {
+        ApiClient management = new ApiClient("http://127.0.0.1:" + env.server().managementPort());
+        HttpResponse<String> ready = management.get("/health/ready");
+        assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
+        JsonNode checks = management.parse(ready, "/health/ready").path("checks");
+        assertThat(checks.findValuesAsText("name")).contains("mailroom-database", "mailroom-broker");
+        assertThat(checks.findValuesAsText("status")).containsOnly("UP");
+        HttpResponse<String> live = management.get("/health/live");
+        assertThat(live.statusCode()).as(live.body()).isEqualTo(200);
+        assertThat(management.parse(live, "/health/live").path("checks").findValuesAsText("name")).contains("mailroom");
+        JsonNode health = anonymous.getJson("/api/v1/health");
+        assertThat(health.path("checks").path("database").asText()).isEqualTo("UP");
+        assertThat(health.path("checks").path("broker").asText()).isEqualTo("UP");
+    }
+
+    @Test
+    void aParameterBeanValidationRefusesIsA400WithAReason() {
+        assertError(viewer.get(DEAD_LETTERS + "?limit=0"), 400, "invalid_limit");
+        assertError(viewer.get(DEAD_LETTERS + "?offset=-1"), 400, "invalid_offset");
+        assertError(viewer.get(DEAD_LETTERS + "/arrivals?hours=721"), 400, "invalid_hours");
+        assertError(viewer.get(DEAD_LETTERS + "/12x"), 400, "invalid_id");
+        assertError(viewer.get("/api/v1/redrives?limit=1.5"), 400, "invalid_limit");
+        HttpResponse<String> r = viewer.get(DEAD_LETTERS + "?limit=lots");
+        assertThat(r.body()).contains("limit is a whole number from 1 to 1000");
+    }
+
+    private static String payloadOf(JsonNode envelope) {
+        return new String(java.util.Base64.getDecoder().decode(envelope.path("payload_base64").asText()),
+                StandardCharsets.UTF_8);
+    }
+
     private static void assertError(HttpResponse<String> r, int status, String error) {
         assertThat(r.statusCode()).as(r.request().method() + " " + r.request().uri() + ": " + r.body()).isEqualTo(status);
         assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.mailroom.platform.MovableClock;
+import dev.mailroom.ops.testing.MovableClock;
 import dev.mailroom.platform.Refused;
 import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.recoverability.AttemptHistory;

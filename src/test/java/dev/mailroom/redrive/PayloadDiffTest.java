@@ -36,4 +36,27 @@ class PayloadDiffTest {
         String diff = PayloadDiff.diff(big, "y");
         assertThat(diff).endsWith("+y\n").contains("-x\n");
     }
+
+    @Test
+    void aRedactedDiffComparesTheRedactedSidesAndShowsNoSecret() {
+        dev.mailroom.job.PayloadRedaction redaction = dev.mailroom.job.PayloadRedaction.of("variables");
+        String before = DeadLetterRevisions.pretty("{\"to\":[\"a@x\"],\"variables\":{\"code\":\"111\"}}");
+        String after = DeadLetterRevisions.pretty("{\"to\":[\"b@x\"],\"variables\":{\"code\":\"222\"}}");
+        String diff = PayloadDiff.diff(before, after);
+        assertThat(diff).contains("111").contains("222");
+
+        String redacted = PayloadDiff.redact(diff, redaction::json);
+
+        assertThat(redacted).doesNotContain("111").doesNotContain("222").contains("[redacted]")
+                .contains("-  \"to\" : [ \"a@x\" ]").contains("+  \"to\" : [ \"b@x\" ]");
+        assertThat(redacted).as("the code's change is hidden: its line is context")
+                .contains("     \"code\" : \"[redacted]\"");
+    }
+
+    @Test
+    void aDiffWithASideThatIsNotJsonIsWithheld() {
+        String diff = PayloadDiff.diff("not json", "{\"text\":\"secret\"}");
+        assertThat(PayloadDiff.redact(diff, dev.mailroom.job.PayloadRedaction.of("text")::json)).isNull();
+        assertThat(PayloadDiff.redact(null, s -> s)).isNull();
+    }
 }

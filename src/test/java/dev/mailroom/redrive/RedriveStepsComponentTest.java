@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.mailroom.deadletter.DeadLetter;
 import dev.mailroom.deadletter.DeadLetterActions;
 import dev.mailroom.deadletter.DeadLetterEvent;
-import dev.mailroom.platform.MovableClock;
+import dev.mailroom.ops.testing.MovableClock;
 import dev.mailroom.platform.Refused;
 import dev.mailroom.testsupport.ComponentDatabase;
 import jakarta.persistence.EntityManager;

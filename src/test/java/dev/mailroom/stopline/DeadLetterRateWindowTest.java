@@ -3,7 +3,7 @@ package dev.mailroom.stopline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.mailroom.platform.MovableClock;
+import dev.mailroom.ops.testing.MovableClock;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;

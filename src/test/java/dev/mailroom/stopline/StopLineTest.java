@@ -6,7 +6,7 @@ import dev.mailroom.deadletter.DeadLetterArrived;
 import dev.mailroom.deadletter.DeadLetterEnvelope;
 import dev.mailroom.platform.ConsumerControl;
 import dev.mailroom.platform.MailroomConfig;
-import dev.mailroom.platform.MovableClock;
+import dev.mailroom.ops.testing.MovableClock;
 import dev.mailroom.provider.BreakerStateChanged;
 import dev.mailroom.recoverability.FailureClass;
 import jakarta.enterprise.event.Event;

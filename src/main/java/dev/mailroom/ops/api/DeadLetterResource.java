@@ -40,6 +40,8 @@ public class DeadLetterResource {
     dev.mailroom.redrive.Redrives redrives;
     @jakarta.ws.rs.core.Context
     jakarta.ws.rs.core.SecurityContext security;
+    @Inject
+    Disclosure disclosure;
 
     @GET
     public Response list(@QueryParam("queue") String queue, @QueryParam("reason") String reason,
@@ -48,16 +50,11 @@ public class DeadLetterResource {
                          @QueryParam("provider") String provider, @QueryParam("consumer_version") String version,
                          @QueryParam("status") String status, @QueryParam("message_id") String messageId,
                          @QueryParam("from") String from, @QueryParam("to") String to,
-                         @QueryParam("offset") @DefaultValue("0") String offset,
-                         @QueryParam("limit") @DefaultValue("100") String limit) {
-        int n = Limits.parse(limit, 1, 1000);
-        if (n < 0) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_limit", "limit is a whole number from 1 to 1000");
-        }
-        int skip = Limits.parse(offset, 0, Integer.MAX_VALUE);
-        if (skip < 0) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_offset", "offset is a whole number from 0");
-        }
+                         @QueryParam("offset") @DefaultValue("0")
+                         @Limit(min = 0, max = Integer.MAX_VALUE, name = "offset") String offset,
+                         @QueryParam("limit") @DefaultValue("100") @Limit(max = 1000) String limit) {
+        int n = Integer.parseInt(limit);
+        int skip = Integer.parseInt(offset);
         DeadLetterQueries.Filter filter = new DeadLetterQueries.Filter(queue, reason, failureClass, errorType,
                 campaignId, tenant, provider, version, status, messageId, instant("from", from), instant("to", to));
         return Response.ok(deadLetters.find(filter, skip, n)).build();
@@ -83,7 +80,7 @@ public class DeadLetterResource {
     @Path("/arrivals")
     public Response arrivals(@QueryParam("queue") String queue,
                              @QueryParam("bucket") @DefaultValue("PT1M") String bucket,
-                             @QueryParam("hours") @DefaultValue("24") String hours) {
+                             @QueryParam("hours") @DefaultValue("24") @Limit(max = 720, name = "hours") String hours) {
         java.time.Duration size;
         try {
             size = java.time.Duration.parse(bucket.trim());
@@ -95,10 +92,7 @@ public class DeadLetterResource {
             return ApiError.response(Response.Status.BAD_REQUEST, "invalid_bucket",
                     "bucket is from PT1M to P1D: " + bucket);
         }
-        int h = Limits.parse(hours, 1, 720);
-        if (h < 0) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_hours", "hours is a whole number from 1 to 720");
-        }
+        int h = Integer.parseInt(hours);
         if (java.time.Duration.ofHours(h).dividedBy(size) >= DeadLetterQueries.MAX_BUCKETS) {
             return ApiError.response(Response.Status.BAD_REQUEST, "too_many_buckets", "hours / bucket gives more than "
                     + DeadLetterQueries.MAX_BUCKETS + " buckets: take a larger bucket or fewer hours");
@@ -135,7 +129,7 @@ public class DeadLetterResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Response discard(@PathParam("id") String id, ActionRequest request) {
         actions.discard(id(id), Actors.of(security), request == null ? null : request.reason());
-        return one(id);
+        return one(id, false);
     }
 
     /** {@code POST /api/v1/dead-letters/{id}/revisions}: an edited payload, validated, beside the original. */
@@ -149,14 +143,15 @@ public class DeadLetterResource {
         }
         String payload = request.payload() == null || request.payload().isNull() ? null
                 : request.payload().isTextual() ? request.payload().asText() : request.payload().toString();
-        return Response.status(Response.Status.CREATED).entity(revisions.revise(id(id), payload,
-                Boolean.TRUE.equals(request.newIdempotencyKey()), Actors.of(security), request.reason())).build();
+        return Response.status(Response.Status.CREATED).entity(disclosure.view(revisions.revise(id(id), payload,
+                Boolean.TRUE.equals(request.newIdempotencyKey()), Actors.of(security), request.reason()), false,
+                security, null)).build();
     }
 
     @GET
     @Path("/{id}/revisions")
-    public Response revisions(@PathParam("id") String id) {
-        return Response.ok(revisions.revisions(id(id))).build();
+    public Response revisions(@PathParam("id") String id, @QueryParam("reveal") boolean reveal) {
+        return disclosure.ok(revisions.revisions(id(id)), reveal, security, "GET /dead-letters/" + id + "/revisions");
     }
 
     /** {@code POST /api/v1/dead-letters/{id}/replay}: a one-entry redrive of its latest revision, run now. */
@@ -164,8 +159,8 @@ public class DeadLetterResource {
     @Path("/{id}/replay")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response replay(@PathParam("id") String id, ActionRequest request) {
-        return Response.status(Response.Status.ACCEPTED).entity(redrives.replayOne(id(id), Actors.of(security),
-                request == null ? null : request.reason())).build();
+        return Response.status(Response.Status.ACCEPTED).entity(disclosure.view(redrives.replayOne(id(id),
+                Actors.of(security), request == null ? null : request.reason()), false, security, null)).build();
     }
 
     private static long id(String id) {
@@ -178,15 +173,12 @@ public class DeadLetterResource {
 
     @GET
     @Path("/{id}")
-    public Response one(@PathParam("id") String id) {
-        long n;
-        try {
-            n = Long.parseLong(id);
-        } catch (NumberFormatException e) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_id", "a dead letter's id is a number");
-        }
+    public Response one(@PathParam("id") @jakarta.validation.constraints.Pattern(regexp = "[0-9]{1,18}",
+                                message = "invalid_id: a dead letter's id is a number") String id,
+                        @QueryParam("reveal") boolean reveal) {
+        long n = Long.parseLong(id);
         return deadLetters.envelope(n)
-                .map(e -> Response.ok(e).build())
+                .map(e -> disclosure.ok(e, reveal, security, "GET /dead-letters/" + id))
                 .orElseGet(() -> ApiError.response(Response.Status.NOT_FOUND, "dead_letter_not_found",
                         "no dead letter with id " + id));
     }

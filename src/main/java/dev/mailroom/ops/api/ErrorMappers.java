@@ -38,6 +38,27 @@ public final class ErrorMappers {
         }
     }
 
+    /**
+     * A request parameter Bean Validation refused ({@link Limit}, {@code @Size}, {@code @Pattern} on a resource's
+     * parameters): a 400. A constraint's message is {@code "<error>: <reason>"}; the first violation (in a stable
+     * order) names the error, the reason lists them all.
+     */
+    @Provider
+    public static class InvalidParameter implements ExceptionMapper<jakarta.validation.ConstraintViolationException> {
+        @Override
+        public Response toResponse(jakarta.validation.ConstraintViolationException e) {
+            java.util.List<String> messages = e.getConstraintViolations() == null ? java.util.List.of()
+                    : e.getConstraintViolations().stream().map(v -> v.getMessage()).distinct().sorted().toList();
+            String first = messages.isEmpty() ? "invalid_parameter: a request parameter is not valid" : messages.get(0);
+            int colon = first.indexOf(": ");
+            String error = colon > 0 && first.substring(0, colon).matches("[a-z_]+") ? first.substring(0, colon)
+                    : "invalid_parameter";
+            String reason = messages.isEmpty() ? first.substring(colon + 2) : String.join("; ", messages.stream()
+                    .map(m -> m.matches("[a-z_]+: .*") ? m.substring(m.indexOf(": ") + 2) : m).toList());
+            return ApiError.response(Response.Status.BAD_REQUEST, error, reason);
+        }
+    }
+
     /** A body that is not the JSON the endpoint takes (syntax, an unknown field, a wrong type): a 400. */
     @Provider
     public static class BadJson implements ExceptionMapper<com.fasterxml.jackson.core.JsonProcessingException> {

@@ -34,11 +34,10 @@ public class JobResource {
 
     @GET
     @Path("/{messageId}")
-    public Response job(@PathParam("messageId") String messageId, @QueryParam("queue") String queue) {
-        if (messageId.length() > 200) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_message_id",
-                    "message_id is at most 200 characters");
-        }
+    public Response job(@PathParam("messageId")
+                        @jakarta.validation.constraints.Size(max = 200,
+                                message = "invalid_message_id: message_id is at most 200 characters") String messageId,
+                        @QueryParam("queue") String queue) {
         List<JobQueries.JobView> found = jobs.byMessageId(messageId, queue);
         if (found.isEmpty()) {
             return ApiError.response(Response.Status.NOT_FOUND, "job_not_found",

@@ -30,6 +30,8 @@ public class RedriveResource {
     Redrives redrives;
     @Context
     SecurityContext security;
+    @Inject
+    Disclosure disclosure;
 
     /** The body of abandon: why. */
     public record Why(String reason) { }
@@ -39,22 +41,18 @@ public class RedriveResource {
     public Response plan(RedriveRequest request) {
         RedriveRecord plan = redrives.plan(request, Actors.of(security));
         return Response.status(Response.Status.CREATED).header("Location", "/mailroom/api/v1/redrives/" + plan.id())
-                .entity(plan).build();
+                .entity(redacted(plan)).build();
     }
 
     @GET
-    public Response recent(@QueryParam("limit") @DefaultValue("20") String limit) {
-        int n = Limits.parse(limit, 1, 200);
-        if (n < 0) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_limit", "limit is a whole number from 1 to 200");
-        }
-        return Response.ok(redrives.recent(n)).build();
+    public Response recent(@QueryParam("limit") @DefaultValue("20") @Limit(max = 200) String limit) {
+        return Response.ok(redacted(redrives.recent(Integer.parseInt(limit)))).build();
     }
 
     @GET
     @Path("/{id}")
-    public RedriveRecord record(@PathParam("id") String id) {
-        return redrives.record(id);
+    public Response record(@PathParam("id") String id, @QueryParam("reveal") boolean reveal) {
+        return disclosure.ok(redrives.record(id), reveal, security, "GET /redrives/" + id);
     }
 
     @POST
@@ -62,19 +60,26 @@ public class RedriveResource {
     public Response run(@PathParam("id") String id) {
         RedriveRecord r = redrives.run(id, Actors.of(security));
         return Response.status("running".equals(r.status()) ? Response.Status.ACCEPTED : Response.Status.OK)
-                .entity(r).build();
+                .entity(redacted(r)).build();
     }
 
     @POST
     @Path("/{id}/resume")
     public Response resume(@PathParam("id") String id) {
-        return Response.status(Response.Status.ACCEPTED).entity(redrives.resume(id, Actors.of(security))).build();
+        return Response.status(Response.Status.ACCEPTED).entity(redacted(redrives.resume(id, Actors.of(security))))
+                .build();
     }
 
     @POST
     @Path("/{id}/abandon")
     @Consumes(MediaType.APPLICATION_JSON)
-    public RedriveRecord abandon(@PathParam("id") String id, Why why) {
-        return redrives.abandon(id, Actors.of(security), why == null ? null : why.reason());
+    public Response abandon(@PathParam("id") String id, Why why) {
+        return Response.ok(redacted(redrives.abandon(id, Actors.of(security), why == null ? null : why.reason())))
+                .build();
+    }
+
+    /** A record as it goes out without a reveal: its entries' diffs redacted. */
+    private Object redacted(Object records) {
+        return disclosure.view(records, false, security, null);
     }
 }

@@ -20,12 +20,8 @@ public class SandboxResource {
     SandboxProvider sandbox;
 
     @GET
-    public Response messages(@QueryParam("limit") @DefaultValue("50") String limit) {
-        int n = Limits.parse(limit, 1, 1000);
-        if (n < 0) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_limit", "limit is a whole number from 1 to 1000");
-        }
-        return Response.ok(sandbox.recent(n).stream().map(SandboxResource::view).toList()).build();
+    public Response messages(@QueryParam("limit") @DefaultValue("50") @Limit(max = 1000) String limit) {
+        return Response.ok(sandbox.recent(Integer.parseInt(limit)).stream().map(SandboxResource::view).toList()).build();
     }
 
     public record SandboxMailView(long id, String messageId, String idempotencyKey, String from, String recipients,

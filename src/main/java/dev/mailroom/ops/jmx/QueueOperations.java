@@ -56,6 +56,8 @@ public class QueueOperations {
     @Inject
     Clock clock;
     @Inject
+    dev.mailroom.job.PayloadRedaction redaction;
+    @Inject
     UnknownSends unknownSends;
 
     private final ObjectMapper json = Json.snakeCaseMapper();
@@ -174,9 +176,10 @@ public class QueueOperations {
         }
     }
 
+    /** An answer as JSON, payloads redacted: JMX has no viewer/operator distinction and no reveal. */
     private String write(Object value) {
         try {
-            return json.writeValueAsString(value);
+            return json.writeValueAsString(new dev.mailroom.redrive.ViewRedaction(redaction).apply(json.valueToTree(value)));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("could not write the answer as JSON: " + e.getOriginalMessage(), e);
         }

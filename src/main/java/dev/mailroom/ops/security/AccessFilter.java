@@ -26,11 +26,21 @@ public class AccessFilter extends HttpFilter {
 
     private static final Logger LOG = Logger.getLogger(AccessFilter.class.getName());
 
+    /** The configured webhook profiles (comma-separated): only their endpoints are public, see {@link AccessRules#area}. */
+    @jakarta.inject.Inject
+    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "mailroom.webhooks.profiles")
+    java.util.Optional<String> webhookProfiles;
+
     @Override
     protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
         String path = path(request);
-        AccessRules.Area area = AccessRules.area(path);
+        AccessRules.securityHeaders(path).forEach(response::setHeader);
+        AccessRules.Area area = AccessRules.area(path, AccessRules.webhookProfiles(webhookProfiles.orElse(null)));
+        if (area == AccessRules.Area.NOT_FOUND) {
+            refuse(response, 404, "not_found", "no webhook endpoint at " + path);
+            return;
+        }
         if (area == AccessRules.Area.PUBLIC) {
             chain.doFilter(request, response);
             return;
@@ -59,7 +69,7 @@ public class AccessFilter extends HttpFilter {
                 refuse(response, 403, "csrf_refused", "a write request of a console session needs its X-CSRF-Token");
                 return;
             }
-            if (!AccessRules.permits(method, session.roles())) {
+            if (!AccessRules.permits(path, method, reveal(request), session.roles())) {
                 forbidden(response, session.username(), method);
                 return;
             }
@@ -88,7 +98,7 @@ public class AccessFilter extends HttpFilter {
                 return;
             }
             List<String> roles = ConsoleSession.rolesOf(request);
-            if (!AccessRules.permits(method, roles)) {
+            if (!AccessRules.permits(path, method, reveal(request), roles)) {
                 forbidden(response, basic[0], method);
                 return;
             }
@@ -98,6 +108,10 @@ public class AccessFilter extends HttpFilter {
                 dropSessionOf(request);
             }
         }
+    }
+
+    private static boolean reveal(HttpServletRequest request) {
+        return AccessRules.reveal(request.getQueryString());
     }
 
     /** Ends the session a Basic request's login created, unless the request became a console login. */
@@ -142,7 +156,8 @@ public class AccessFilter extends HttpFilter {
 
     private static void forbidden(HttpServletResponse response, String user, String method) throws IOException {
         refuse(response, 403, "forbidden", "user " + user + " may not " + (AccessRules.isRead(method)
-                ? "read Mailroom (needs role " + AccessRules.VIEWER + " or " + AccessRules.OPERATOR + ")"
+                ? "read this (needs role " + AccessRules.OPERATOR + " for the sandbox outbox and reveal=true, else "
+                        + AccessRules.VIEWER + ")"
                 : "act on Mailroom (needs role " + AccessRules.OPERATOR + ")"));
     }
 

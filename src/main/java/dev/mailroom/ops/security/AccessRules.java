@@ -2,8 +2,13 @@ package dev.mailroom.ops.security;
 
 import java.security.MessageDigest;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The pure access decision: which requests are public, which role a request needs, and whether a write
@@ -20,6 +25,16 @@ public final class AccessRules {
     public static final String CSRF_HEADER = "X-CSRF-Token";
     public static final String SESSION_PATH = "/api/v1/session";
     public static final String CONSOLE_LOGIN = "/console/login.html";
+    public static final String WEBHOOKS_PATH = "/api/v1/webhooks";
+    /** What only an operator may read: the sandbox outbox holds whole rendered mails. */
+    public static final String SANDBOX_PATH = "/api/v1/sandbox";
+    /** The query parameter that asks for a payload unredacted (operators only; recorded). */
+    public static final String REVEAL_PARAM = "reveal";
+    /** The console's Content-Security-Policy: its own scripts and styles only, never framed. */
+    public static final String CONSOLE_CSP = "default-src 'self'; frame-ancestors 'none'; base-uri 'self'; "
+            + "form-action 'self'; object-src 'none'";
+    /** The API answers JSON only: nothing in it may load or run anything. */
+    public static final String API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
     private AccessRules() {
     }
@@ -33,14 +48,30 @@ public final class AccessRules {
         /** The REST API: Basic or session, role by method. */
         API,
         /** The console's pages: a session, else a redirect to the login page. */
-        CONSOLE
+        CONSOLE,
+        /** Under {@code /api/v1/webhooks/} but no configured profile's endpoint: 404 to everyone, before any login. */
+        NOT_FOUND
     }
 
-    /** The area of a context-relative path; lenient with trailing slashes and case of nothing (paths are case-sensitive). */
+    /** {@link #area(String, Set)} with no webhook profile configured. */
     public static Area area(String path) {
+        return area(path, Set.of());
+    }
+
+    /**
+     * The area of a context-relative path; lenient with trailing slashes and case of nothing (paths are
+     * case-sensitive). {@code webhookProfiles}: the configured webhook profiles; only
+     * {@code /api/v1/webhooks/<profile>} of one of them is public, the rest of {@code /api/v1/webhooks} does not exist.
+     */
+    public static Area area(String path, Set<String> webhookProfiles) {
         String p = path == null || path.isEmpty() ? "/" : path;
         if (under(p, "/api")) {
-            if (under(p, "/api/v1/health") || under(p, "/api/v1/webhooks")) {
+            if (under(p, WEBHOOKS_PATH)) {
+                String rest = p.substring(WEBHOOKS_PATH.length());
+                return rest.length() > 1 && rest.indexOf('/', 1) < 0 && webhookProfiles.contains(rest.substring(1))
+                        ? Area.PUBLIC : Area.NOT_FOUND;
+            }
+            if (under(p, "/api/v1/health")) {
                 return Area.PUBLIC;
             }
             if (under(p, SESSION_PATH)) {
@@ -77,6 +108,49 @@ public final class AccessRules {
             return true;
         }
         return isRead(method) && roles.contains(VIEWER);
+    }
+
+    /**
+     * Whether a user with {@code roles} may make this request: {@link #permits(String, Collection)} by method, and
+     * reads that show secrets (the sandbox outbox, a payload {@code reveal}) only for an operator.
+     */
+    public static boolean permits(String path, String method, boolean reveal, Collection<String> roles) {
+        if (roles != null && roles.contains(OPERATOR)) {
+            return true;
+        }
+        if (reveal || under(path == null ? "/" : path, SANDBOX_PATH)) {
+            return false;
+        }
+        return permits(method, roles);
+    }
+
+    /** Whether a query string asks for {@code reveal=true} (as JAX-RS reads a boolean: case-insensitive). */
+    public static boolean reveal(String queryString) {
+        if (queryString == null || queryString.isEmpty()) {
+            return false;
+        }
+        return Arrays.stream(queryString.split("&")).map(kv -> kv.split("=", 2))
+                .anyMatch(kv -> kv[0].equals(REVEAL_PARAM) && kv.length == 2 && kv[1].equalsIgnoreCase("true"));
+    }
+
+    /** The configured webhook profiles, from a comma-separated list ({@code mailroom.webhooks.profiles}). */
+    public static Set<String> webhookProfiles(String commaSeparated) {
+        return commaSeparated == null ? Set.of() : Arrays.stream(commaSeparated.split(",")).map(String::trim)
+                .filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
+    }
+
+    /**
+     * The hardening headers of every answer under {@code /api} and {@code /console} (before any refusal): the
+     * console's pages get {@link #CONSOLE_CSP}, the API {@link #API_CSP}; nothing is sniffed, framed or given a
+     * referrer.
+     */
+    public static Map<String, String> securityHeaders(String path) {
+        Map<String, String> h = new LinkedHashMap<>();
+        h.put("Content-Security-Policy", under(path == null ? "/" : path, "/console") ? CONSOLE_CSP : API_CSP);
+        h.put("X-Content-Type-Options", "nosniff");
+        h.put("X-Frame-Options", "DENY");
+        h.put("Referrer-Policy", "no-referrer");
+        return h;
     }
 
     /**

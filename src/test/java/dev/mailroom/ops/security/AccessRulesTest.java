@@ -17,7 +17,7 @@ class AccessRulesTest {
     @CsvSource(delimiter = '|', textBlock = """
             /api/v1/health                    | PUBLIC
             /api/v1/health/live               | PUBLIC
-            /api/v1/webhooks/resend           | PUBLIC
+            /api/v1/webhooks/resend           | NOT_FOUND
             /api/v1/healthy                   | API
             /api/v1/dead-letters              | API
             /api/v1/dead-letters/1/discard    | API
@@ -37,6 +37,82 @@ class AccessRulesTest {
             """)
     void areas(String path, Area area) {
         assertThat(AccessRules.area(path)).isEqualTo(area);
+    }
+
+    /** The configured webhook profiles are ses and resend: only their endpoints are public, the rest is 404. */
+    @ParameterizedTest(name = "{0} is {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            /api/v1/webhooks/ses              | PUBLIC
+            /api/v1/webhooks/resend           | PUBLIC
+            /api/v1/webhooks/sendgrid         | NOT_FOUND
+            /api/v1/webhooks/Resend           | NOT_FOUND
+            /api/v1/webhooks/resend/          | NOT_FOUND
+            /api/v1/webhooks/resend/x         | NOT_FOUND
+            /api/v1/webhooks/                 | NOT_FOUND
+            /api/v1/webhooks                  | NOT_FOUND
+            /api/v1/webhooksx                 | API
+            /api/v1/health/ready              | PUBLIC
+            /api/v1/sandbox/messages          | API
+            """)
+    void onlyConfiguredWebhookEndpointsArePublic(String path, Area area) {
+        assertThat(AccessRules.area(path, AccessRules.webhookProfiles(" ses, resend ,,"))).isEqualTo(area);
+    }
+
+    @Test
+    void noWebhookProfileConfiguredMeansNoPublicWebhookPath() {
+        assertThat(AccessRules.webhookProfiles(null)).isEmpty();
+        assertThat(AccessRules.webhookProfiles("")).isEmpty();
+        assertThat(AccessRules.area("/api/v1/webhooks/generic", AccessRules.webhookProfiles(null)))
+                .isEqualTo(Area.NOT_FOUND);
+    }
+
+    /** Reads that show secrets are an operator's: the sandbox outbox and any reveal of a payload. */
+    @ParameterizedTest(name = "{1} {0} reveal={2} by {3}: {4}")
+    @CsvSource(delimiter = '|', textBlock = """
+            /api/v1/sandbox/messages   | GET  | false | viewer   | false
+            /api/v1/sandbox            | GET  | false | viewer   | false
+            /api/v1/sandbox/messages   | GET  | false | operator | true
+            /api/v1/dead-letters/1     | GET  | true  | viewer   | false
+            /api/v1/dead-letters/1     | GET  | true  | operator | true
+            /api/v1/dead-letters/1     | GET  | false | viewer   | true
+            /api/v1/redrives/r         | GET  | true  | viewer   | false
+            /api/v1/sandboxes          | GET  | false | viewer   | true
+            /api/v1/dead-letters/1     | POST | false | viewer   | false
+            /api/v1/dead-letters/1     | GET  | false | none     | false
+            """)
+    void secretsAreAnOperatorsToRead(String path, String method, boolean reveal, String who, boolean permitted) {
+        Set<String> roles = switch (who) {
+            case "viewer" -> Set.of(VIEWER);
+            case "operator" -> Set.of(OPERATOR);
+            default -> Set.of();
+        };
+        assertThat(AccessRules.permits(path, method, reveal, roles)).isEqualTo(permitted);
+    }
+
+    @ParameterizedTest(name = "?{0}: reveal {1}")
+    @CsvSource(delimiter = '|', nullValues = "-", textBlock = """
+            reveal=true              | true
+            reveal=TRUE              | true
+            limit=5&reveal=true      | true
+            reveal=false             | false
+            reveal                   | false
+            reveal=1                 | false
+            revealed=true            | false
+            -                        | false
+            """)
+    void aRevealIsAskedForByTheQuery(String query, boolean reveal) {
+        assertThat(AccessRules.reveal(query)).isEqualTo(reveal);
+    }
+
+    @Test
+    void everyAnswerIsHardenedAndTheConsoleLoadsOnlyItsOwnFiles() {
+        var console = AccessRules.securityHeaders("/console/index.html");
+        assertThat(console.get("Content-Security-Policy")).startsWith("default-src 'self'")
+                .contains("frame-ancestors 'none'").doesNotContain("unsafe-inline");
+        assertThat(console).containsEntry("X-Content-Type-Options", "nosniff")
+                .containsEntry("X-Frame-Options", "DENY").containsEntry("Referrer-Policy", "no-referrer");
+        assertThat(AccessRules.securityHeaders("/api/v1/dead-letters").get("Content-Security-Policy"))
+                .startsWith("default-src 'none'");
     }
 
     @ParameterizedTest(name = "{0} by {1}: {2}")

@@ -1,4 +1,4 @@
-package dev.mailroom.platform;
+package dev.mailroom.ops.testing;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -9,8 +9,7 @@ import java.time.temporal.ChronoUnit;
 
 /**
  * The system clock plus an offset that tests can move forward (retention, ages), so time-dependent
- * behaviour is tested by moving time, not by sleeping. The offset can only be changed where
- * {@code mailroom.testing.clock-control=true}; in production it stays zero.
+ * behaviour is tested by moving time, not by sleeping. Only in the testing WAR (see {@link TestingClock}).
  */
 public final class MovableClock extends Clock {
 

@@ -1,6 +1,5 @@
-package dev.mailroom.ops.api;
+package dev.mailroom.ops.testing;
 
-import dev.mailroom.platform.MovableClock;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.PUT;
@@ -16,8 +15,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * {@code PUT /api/v1/testing/clock?offset=P15D}: moves Mailroom's clock forward, for tests of
- * retention and ages without sleeping. Exists only where {@code mailroom.testing.clock-control=true}
- * (never in production): elsewhere it answers 404.
+ * retention and ages without sleeping. Only in the testing WAR ({@code mailroom-testing.war}, which the ITs
+ * deploy; the production WAR leaves this package out), and there only where
+ * {@code mailroom.testing.clock-control=true}: elsewhere it answers 404.
  */
 @Path("/v1/testing/clock")
 @Produces(MediaType.APPLICATION_JSON)
@@ -45,13 +45,19 @@ public class TestingClockResource {
         try {
             clock.offset(Duration.parse(offset == null ? "" : offset));
         } catch (DateTimeParseException | IllegalArgumentException e) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_offset",
+            return error(Response.Status.BAD_REQUEST, "invalid_offset",
                     "offset is a non-negative ISO-8601 duration such as P15D: " + e.getMessage());
         }
         return get();
     }
 
     private static Response disabled() {
-        return ApiError.response(Response.Status.NOT_FOUND, "not_found", "clock control is off");
+        return error(Response.Status.NOT_FOUND, "not_found", "clock control is off");
+    }
+
+    /** The API's error shape ({@code status}, {@code error}, {@code reason}); this package uses no other adapter. */
+    private static Response error(Response.Status status, String error, String reason) {
+        return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE)
+                .entity(Map.of("status", status.getStatusCode(), "error", error, "reason", reason)).build();
     }
 }
