@@ -68,14 +68,11 @@ class DeadLetterEnvelopeIT {
 
     @Test
     void aBugInOurOwnCodeIsRetriedOnceThenDeadLetteredWithItsStackTrace() throws Exception {
-        String id = Jobs.runPrefix("handler-error") + "crlf-template";
-        // a template of the deployment renders a subject with CR/LF: the SMTP provider's guard throws, in our code
-        // (a job's own reserved header is refused at receipt as poison, see MalformedJobsIT)
-        String body = """
-                {"schema_version": 1, "message_id": "%s", "idempotency_key": "%s-key", "tenant": "acme",
-                 "campaign_id": "spring-sale", "category": "invoice", "from": "noreply@example.com",
-                 "to": ["alice@example.com"], "template_id": "%s", "variables": {}}"""
-                .formatted(id, id, ItEnvironment.CRLF_SUBJECT_TEMPLATE_ID);
+        String id = Jobs.runPrefix("handler-error") + "unbalanced-quote";
+        // the schema takes a display name with an unbalanced quote; the SMTP provider's address parser does not:
+        // the two disagree, an exception in our own code (a job's reserved header is poison at receipt now)
+        String body = job(id, "").replace("\"to\": [\"alice@example.com\"]", "\"to\": [\"\\\"Alice <alice@example.com>\"]");
+        assertThat(body).contains("Alice <alice");
         env.jms().sendText("mail.send", body);
 
         Pair dl = awaitDeadLetter("mail.send", id);

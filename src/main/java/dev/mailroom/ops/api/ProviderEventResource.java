@@ -21,11 +21,8 @@ public class ProviderEventResource {
     WebhookInbox inbox;
 
     @GET
-    public Response list(@QueryParam("profile") String profile, @QueryParam("limit") @DefaultValue("100") String limit) {
-        int n = Limits.parse(limit, 1, 1000);
-        if (n < 0) {
-            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_limit", "limit is a whole number from 1 to 1000");
-        }
+    public Response list(@QueryParam("profile") String profile, @QueryParam("limit") @DefaultValue("100") @Limit(max = 1000) String limit) {
+        int n = Integer.parseInt(limit.trim());
         if (profile == null || profile.isBlank()) {
             return ApiError.response(Response.Status.BAD_REQUEST, "invalid_profile", "profile is required");
         }

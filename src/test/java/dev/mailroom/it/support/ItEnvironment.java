@@ -44,11 +44,6 @@ public final class ItEnvironment {
     public static final String PROFILE_HTTP = "http";
     /** A template that does not parse: jobs using it make the handler throw (the broker backstop). */
     public static final String BROKEN_TEMPLATE_ID = "it-broken";
-    /**
-     * A template that renders a subject with CR/LF in it: a fault of the deployment, not of the job, that only the
-     * SMTP provider's header-injection guard meets (an exception in our own code: {@code handler_error}).
-     */
-    public static final String CRLF_SUBJECT_TEMPLATE_ID = "it-crlf-subject";
     /** The Svix secret of the {@code generic} webhook profile (every profile but {@code default}). */
     public static final String WEBHOOK_SECRET = "whsec_aXQtd2ViaG9vay1zZWNyZXQtMDEyMzQ1Njc4OQ==";
     /** The webhook body limit of the IT servers, small so the oversized case costs little. */
@@ -280,8 +275,6 @@ public final class ItEnvironment {
                 try {
                     Files.createDirectories(templates);
                     Files.writeString(templates.resolve(BROKEN_TEMPLATE_ID + ".json"), "{ this is not json");
-                    Files.writeString(templates.resolve(CRLF_SUBJECT_TEMPLATE_ID + ".json"),
-                            "{\"subject\": \"Invoice\\r\\nBcc: someone@example.com\", \"text\": \"Attached.\"}");
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }
