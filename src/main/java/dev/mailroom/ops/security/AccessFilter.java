@@ -26,17 +26,19 @@ public class AccessFilter extends HttpFilter {
 
     private static final Logger LOG = Logger.getLogger(AccessFilter.class.getName());
 
-    /** The configured webhook profiles (comma-separated): only their endpoints are public, see {@link AccessRules#area}. */
+    /**
+     * The webhook profiles that answer (those whose secret is configured, see the reconcile package): only their
+     * endpoints are public, see {@link AccessRules#area}. One source of truth with the endpoint itself.
+     */
     @jakarta.inject.Inject
-    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "mailroom.webhooks.profiles")
-    java.util.Optional<String> webhookProfiles;
+    dev.mailroom.reconcile.WebhookInbox webhooks;
 
     @Override
     protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
         String path = path(request);
         AccessRules.securityHeaders(path).forEach(response::setHeader);
-        AccessRules.Area area = AccessRules.area(path, AccessRules.webhookProfiles(webhookProfiles.orElse(null)));
+        AccessRules.Area area = AccessRules.area(path, webhooks.profiles());
         if (area == AccessRules.Area.NOT_FOUND) {
             refuse(response, 404, "not_found", "no webhook endpoint at " + path);
             return;

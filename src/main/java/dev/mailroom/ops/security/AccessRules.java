@@ -133,12 +133,6 @@ public final class AccessRules {
                 .anyMatch(kv -> kv[0].equals(REVEAL_PARAM) && kv.length == 2 && kv[1].equalsIgnoreCase("true"));
     }
 
-    /** The configured webhook profiles, from a comma-separated list ({@code mailroom.webhooks.profiles}). */
-    public static Set<String> webhookProfiles(String commaSeparated) {
-        return commaSeparated == null ? Set.of() : Arrays.stream(commaSeparated.split(",")).map(String::trim)
-                .filter(s -> !s.isEmpty()).collect(Collectors.toUnmodifiableSet());
-    }
-
     /**
      * The hardening headers of every answer under {@code /api} and {@code /console} (before any refusal): the
      * console's pages get {@link #CONSOLE_CSP}, the API {@link #API_CSP}; nothing is sniffed, framed or given a
