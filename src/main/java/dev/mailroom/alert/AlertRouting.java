@@ -54,6 +54,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
     public static final String OLDEST_AGE_EXCEEDED = "DeadLetterOldestAgeExceeded";
     public static final String RETENTION_EXPIRING = "DeadLetterRetentionExpiring";
     public static final String UNKNOWN_PROVIDER_CODE = "UnknownProviderCode";
+    public static final String PROVIDER_BREAKER = "ProviderBreaker";
 
     public AlertRouting {
         pageReasons = Set.copyOf(pageReasons);
@@ -90,6 +91,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case DEAD_LETTER_ARRIVAL -> pageReasons.contains(event.label(AlertEvent.REASON)) ? Severity.PAGE : Severity.TICKET;
             case OLDEST_AGE_EXCEEDED, UNKNOWN_PROVIDER_CODE -> Severity.PAGE;
             case RETENTION_EXPIRING -> Severity.TICKET;
+            // an open breaker holds the provider's mail back: someone must know; its closing is the good news
+            case PROVIDER_BREAKER -> "open".equals(event.label(AlertEvent.STATE)) ? Severity.PAGE : Severity.TICKET;
         };
     }
 
@@ -100,6 +103,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case OLDEST_AGE_EXCEEDED -> OLDEST_AGE_EXCEEDED;
             case RETENTION_EXPIRING -> RETENTION_EXPIRING;
             case UNKNOWN_PROVIDER_CODE -> UNKNOWN_PROVIDER_CODE;
+            case PROVIDER_BREAKER -> PROVIDER_BREAKER;
         };
     }
 
@@ -113,6 +117,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case DEAD_LETTER_ARRIVAL -> List.of(AlertEvent.QUEUE, AlertEvent.REASON);
             case OLDEST_AGE_EXCEEDED, RETENTION_EXPIRING -> List.of(AlertEvent.QUEUE);
             case UNKNOWN_PROVIDER_CODE -> List.of(AlertEvent.PROVIDER, AlertEvent.CODE);
+            case PROVIDER_BREAKER -> List.of(AlertEvent.PROVIDER, AlertEvent.STATE);
         };
     }
 
@@ -154,6 +159,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
                     + " is close to retention expiry";
             case UNKNOWN_PROVIDER_CODE -> "Provider " + g.getOrDefault(AlertEvent.PROVIDER, "?")
                     + " answered with unknown code " + g.getOrDefault(AlertEvent.CODE, "?");
+            case PROVIDER_BREAKER -> "Circuit breaker of provider " + g.getOrDefault(AlertEvent.PROVIDER, "?")
+                    + " is " + g.getOrDefault(AlertEvent.STATE, "?");
         };
     }
 }

@@ -49,6 +49,8 @@ public class RecoveryExecutor {
             retry(in, p, action, r.delay());
         } else if (action instanceof RecoveryAction.Throttle t) {
             retry(in, p, action, t.delay());
+        } else if (action instanceof RecoveryAction.Reroute r) {
+            retry(in, p, action, r.delay());
         } else if (action instanceof RecoveryAction.Pause pause) {
             // Until consumers can be paused, a systemic fault waits like a throttle: it never
             // dead-letters the working set, and it must be seen.
