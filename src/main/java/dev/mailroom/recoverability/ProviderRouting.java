@@ -120,6 +120,17 @@ public final class ProviderRouting {
     }
 
     /**
+     * Whether a job that is tried again after this failure must go to the same provider: when the
+     * provider may have it (past the point of no return, or ambiguous). A provider that drops duplicates
+     * drops them by key among its own mail only; another provider would send a second copy.
+     */
+    public static boolean staysWithProvider(ProviderResponse.Status status, FailureClass failureClass,
+                                            boolean passedPointOfNoReturn) {
+        return passedPointOfNoReturn || status == ProviderResponse.Status.AMBIGUOUS
+                || failureClass == FailureClass.AMBIGUOUS;
+    }
+
+    /**
      * Whether an outcome counts as the provider failing, for its breaker: no connection, and the
      * {@code transient}, {@code ambiguous} and {@code systemic} answers. A refusal of one recipient or
      * one content, a throttle, or our own fault is a provider that works.

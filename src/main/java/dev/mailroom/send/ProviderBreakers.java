@@ -83,11 +83,21 @@ public class ProviderBreakers {
     Event<BreakerStateChanged> changes;
     @Inject
     MeterRegistry meters;
+    /**
+     * A job that waits for a breaker comes back at a random point up to this long after the breaker
+     * could let a call through: a backlog of thousands does not churn through the broker every delay,
+     * and it returns spread out, not in one wave.
+     */
+    @Inject
+    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "mailroom.breaker.wait-spread", defaultValue = "30s")
+    String waitSpreadText;
+    private Duration waitSpread;
 
     private final Map<String, Guarded> byName = new LinkedHashMap<>();
 
     @PostConstruct
     void build() {
+        waitSpread = dev.mailroom.recoverability.DurationText.parse(waitSpreadText);
         Instant now = clock.instant();
         for (ProviderRegistry.Entry e : registry.entries()) {
             AimdRateLimiter limiter = e.name().equals(active.name()) ? activeRateLimiter
@@ -130,7 +140,7 @@ public class ProviderBreakers {
             t.ifPresent(tr -> announce(g, tr));
         }
         ProviderRouting.Route route = ProviderRouting.choose(candidates, refused, now, FLOOR,
-                chain.get(0).breaker().settings().delay(), ThreadLocalRandom.current());
+                waitSpread, ThreadLocalRandom.current());
         if (route instanceof ProviderRouting.Route.Call call) {
             Guarded g = byName.get(call.provider());
             CircuitBreaker.Permit permit;
@@ -139,7 +149,8 @@ public class ProviderBreakers {
             }
             if (permit == CircuitBreaker.Permit.DENIED) {
                 // another consumer took the probe slot between the look and the take
-                return new Waiting(g.breaker().settings().delay(), "breaker of " + g.name()
+                return new Waiting(g.breaker().settings().delay().plusMillis(
+                        ThreadLocalRandom.current().nextLong(waitSpread.toMillis() + 1)), "breaker of " + g.name()
                         + " half-open, its probe is under way");
             }
             return new Choice(g, permit == CircuitBreaker.Permit.PROBE);
@@ -181,7 +192,7 @@ public class ProviderBreakers {
             next = g.breaker().nextChance(now);
         }
         Duration until = Duration.between(now, next);
-        long spread = g.breaker().settings().delay().toMillis();
+        long spread = waitSpread.toMillis();
         return (until.compareTo(FLOOR) < 0 ? FLOOR : until).plusMillis(ThreadLocalRandom.current().nextLong(spread + 1));
     }
 
@@ -228,6 +239,11 @@ public class ProviderBreakers {
             }
         }
         return views;
+    }
+
+    /** The names of {@code queue}'s providers, in order. */
+    public List<String> chainNames(String queue) {
+        return registry.chain(queue);
     }
 
     List<Guarded> chain(String queue) {

@@ -171,7 +171,16 @@ public class SendService {
                     new RecoveryAction.Reroute("breaker of " + provider.name() + " open", w.delay()));
             return;
         }
-        decideAndCarryOut(in, provider, proceed, response, failure, null);
+        Incoming next = in;
+        if (ProviderRouting.staysWithProvider(response.status(), failure.failureClass(), passedPointOfNoReturn.get())) {
+            // a copy tried again goes to this provider only: every other one of the chain counts as refused
+            for (String other : breakers.chainNames(in.queue())) {
+                if (!other.equals(provider.name())) {
+                    next = next.refusedBy(other);
+                }
+            }
+        }
+        decideAndCarryOut(next, provider, proceed, response, failure, null);
     }
 
     /** Carries out a failover or a wait for a breaker: nothing reached anybody, no retry used. */

@@ -100,6 +100,22 @@ class ProviderRoutingTest {
         assertThat(ProviderRouting.afterFailure(status, c, passed, next, open, WAIT)).isEqualTo(expected);
     }
 
+    static Stream<Arguments> pinRows() {
+        return Stream.of(
+                Arguments.of(Status.NOT_CONNECTED, FailureClass.TRANSIENT, false, false),
+                Arguments.of(Status.REJECTED, FailureClass.TRANSIENT, false, false),
+                Arguments.of(Status.REJECTED, FailureClass.TRANSIENT, true, true),
+                Arguments.of(Status.AMBIGUOUS, FailureClass.AMBIGUOUS, true, true),
+                Arguments.of(Status.AMBIGUOUS, FailureClass.AMBIGUOUS, false, true),
+                Arguments.of(Status.REJECTED, FailureClass.SOFT_BOUNCE, true, true));
+    }
+
+    @ParameterizedTest(name = "{0} {1} passed={2}: stays with its provider {3}")
+    @MethodSource("pinRows")
+    void aJobThatMayHaveReachedItsProviderStaysWithIt(Status status, FailureClass c, boolean passed, boolean stays) {
+        assertThat(ProviderRouting.staysWithProvider(status, c, passed)).isEqualTo(stays);
+    }
+
     static Stream<Arguments> breakerCounts() {
         return Stream.of(
                 Arguments.of(Status.NOT_CONNECTED, FailureClass.TRANSIENT, true),
