@@ -8,7 +8,7 @@ import dev.mailroom.recoverability.AimdRateLimiter;
 import dev.mailroom.recoverability.CircuitBreaker;
 import dev.mailroom.recoverability.FailureClass;
 import dev.mailroom.recoverability.ProviderRouting;
-import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -107,16 +107,17 @@ public class ProviderBreakers {
                     key -> config.getOptionalValue(key, String.class)), now);
             Guarded g = new Guarded(e, breaker, limiter);
             byName.put(e.name(), g);
+            // registry.gauge(...), not Gauge.builder(...).register(...): WildFly 39's per-deployment registry
+            // forwards only the former to the registry Prometheus reads (see DeadLetterMetrics)
             for (CircuitBreaker.State s : CircuitBreaker.State.values()) {
-                Gauge.builder("mailroom.provider.breaker", breaker, b -> {
-                    synchronized (b) {
-                        return b.state() == s ? 1 : 0;
-                    }
-                }).tags("provider", e.name(), "state", s.wireName())
-                        .description("1 when the provider's circuit breaker is in this state").register(meters);
+                meters.gauge("mailroom.provider.breaker", Tags.of("provider", e.name(), "state", s.wireName()), breaker,
+                        b -> {
+                            synchronized (b) {
+                                return b.state() == s ? 1 : 0;
+                            }
+                        });
             }
-            Gauge.builder("mailroom.provider.rate.limit", limiter, AimdRateLimiter::rate).tags("provider", e.name())
-                    .description("the provider's current send rate limit, calls per second").register(meters);
+            meters.gauge("mailroom.provider.rate.limit", Tags.of("provider", e.name()), limiter, AimdRateLimiter::rate);
         }
     }
 
