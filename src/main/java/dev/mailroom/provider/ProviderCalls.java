@@ -68,16 +68,16 @@ public class ProviderCalls {
     /** As {@link #guarded}, without the quick second try. */
     @Timeout(value = 120, unit = ChronoUnit.SECONDS)
     public ProviderResponse guardedOnce(MailProvider provider, OutboundMail mail, SendCheckpoint checkpoint) {
-        ProviderResponse r = provider.send(mail, checkpoint);
-        if (r.status() == ProviderResponse.Status.NOT_CONNECTED) {
-            throw new ConnectionBlip(r);
-        }
-        return r;
+        return call(provider, mail, checkpoint);
     }
 
     @Retry(maxRetries = 1, delay = 200, jitter = 100, delayUnit = ChronoUnit.MILLIS, retryOn = ConnectionBlip.class)
     @Timeout(value = 120, unit = ChronoUnit.SECONDS)
     public ProviderResponse guarded(MailProvider provider, OutboundMail mail, SendCheckpoint checkpoint) {
+        return call(provider, mail, checkpoint);
+    }
+
+    private static ProviderResponse call(MailProvider provider, OutboundMail mail, SendCheckpoint checkpoint) {
         ProviderResponse r = provider.send(mail, checkpoint);
         if (r.status() == ProviderResponse.Status.NOT_CONNECTED) {
             throw new ConnectionBlip(r);
