@@ -31,7 +31,7 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
     public static final String CODE = "code";
     public static final String STATE = "state";
 
-    /** The kinds of occurrence Mailroom alerts on ({@code design.md} §6). */
+    /** The kinds of occurrence Mailroom alerts on. */
     public enum Kind {
         /** A job was dead-lettered (by the policy, or by the broker and found by the sweeper). */
         DEAD_LETTER_ARRIVAL,
@@ -42,7 +42,12 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
         /** A provider answered with a code no mapping table covers. */
         UNKNOWN_PROVIDER_CODE,
         /** A provider's circuit breaker opened or closed. */
-        PROVIDER_BREAKER
+        PROVIDER_BREAKER,
+        /**
+         * A send may have reached a provider that cannot drop a duplicate: the job is {@code unknown} and
+         * waits for an operator (mark as sent, or send again).
+         */
+        SEND_OUTCOME_UNKNOWN
     }
 
     public AlertEvent {
@@ -151,6 +156,25 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
                 ? "Circuit breaker of provider " + provider + " opened: no call reaches it, its jobs wait on the broker"
                 + (lastFailure == null ? "" : " (last failure: " + lastFailure + ")")
                 : "Circuit breaker of provider " + provider + " is " + state + ": it takes mail again", at);
+    }
+
+    /**
+     * The send of {@code messageId} through {@code provider} may have reached it and {@code provider} cannot
+     * drop a duplicate: the job is {@code unknown}, never resent by itself.
+     *
+     * @param path   {@code call} (no answer after the point of no return) or {@code crash} (the worker died there)
+     * @param detail what happened, e.g. the timeout
+     */
+    public static AlertEvent sendOutcomeUnknown(String provider, String queue, String messageId, String path,
+            String detail, Instant at) {
+        Map<String, String> l = new TreeMap<>();
+        l.put(PROVIDER, Objects.requireNonNull(provider, "provider"));
+        l.put(QUEUE, Objects.requireNonNull(queue, "queue"));
+        l.put(REASON, Objects.requireNonNull(path, "path"));
+        putIfPresent(l, MESSAGE_ID, messageId);
+        return new AlertEvent(Kind.SEND_OUTCOME_UNKNOWN, l, "Message " + messageId + " on " + queue
+                + " may have reached " + provider + " (" + detail + "), which cannot drop a duplicate: it is unknown"
+                + " and not sent again; mark it as sent or send it again", at);
     }
 
     private static void putIfPresent(Map<String, String> l, String name, String value) {

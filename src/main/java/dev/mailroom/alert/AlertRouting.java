@@ -55,6 +55,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
     public static final String RETENTION_EXPIRING = "DeadLetterRetentionExpiring";
     public static final String UNKNOWN_PROVIDER_CODE = "UnknownProviderCode";
     public static final String PROVIDER_BREAKER = "ProviderBreaker";
+    public static final String SEND_OUTCOME_UNKNOWN = "SendOutcomeUnknown";
 
     public AlertRouting {
         pageReasons = Set.copyOf(pageReasons);
@@ -90,7 +91,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
         return switch (event.kind()) {
             case DEAD_LETTER_ARRIVAL -> pageReasons.contains(event.label(AlertEvent.REASON)) ? Severity.PAGE : Severity.TICKET;
             case OLDEST_AGE_EXCEEDED, UNKNOWN_PROVIDER_CODE -> Severity.PAGE;
-            case RETENTION_EXPIRING -> Severity.TICKET;
+            // an operator reconciles it with the provider's records; nothing else is held up by it
+            case RETENTION_EXPIRING, SEND_OUTCOME_UNKNOWN -> Severity.TICKET;
             // an open breaker holds the provider's mail back: someone must know; its closing is the good news
             case PROVIDER_BREAKER -> "open".equals(event.label(AlertEvent.STATE)) ? Severity.PAGE : Severity.TICKET;
         };
@@ -104,6 +106,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case RETENTION_EXPIRING -> RETENTION_EXPIRING;
             case UNKNOWN_PROVIDER_CODE -> UNKNOWN_PROVIDER_CODE;
             case PROVIDER_BREAKER -> PROVIDER_BREAKER;
+            case SEND_OUTCOME_UNKNOWN -> SEND_OUTCOME_UNKNOWN;
         };
     }
 
@@ -118,6 +121,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case OLDEST_AGE_EXCEEDED, RETENTION_EXPIRING -> List.of(AlertEvent.QUEUE);
             case UNKNOWN_PROVIDER_CODE -> List.of(AlertEvent.PROVIDER, AlertEvent.CODE);
             case PROVIDER_BREAKER -> List.of(AlertEvent.PROVIDER, AlertEvent.STATE);
+            case SEND_OUTCOME_UNKNOWN -> List.of(AlertEvent.QUEUE, AlertEvent.PROVIDER);
         };
     }
 
@@ -161,6 +165,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
                     + " answered with unknown code " + g.getOrDefault(AlertEvent.CODE, "?");
             case PROVIDER_BREAKER -> "Circuit breaker of provider " + g.getOrDefault(AlertEvent.PROVIDER, "?")
                     + " is " + g.getOrDefault(AlertEvent.STATE, "?");
+            case SEND_OUTCOME_UNKNOWN -> "Sends on " + g.getOrDefault(AlertEvent.QUEUE, "?") + " may have reached "
+                    + g.getOrDefault(AlertEvent.PROVIDER, "?") + ": unknown, an operator decides";
         };
     }
 }

@@ -1,5 +1,6 @@
 package dev.mailroom.alert;
 
+import dev.mailroom.send.SendOutcomeUnknown;
 import dev.mailroom.send.UnknownProviderCode;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -14,5 +15,9 @@ public class SendPathAlerts {
 
     void unknownCode(@Observes UnknownProviderCode u) {
         alerts.raise(AlertEvent.unknownProviderCode(u.provider(), u.code(), u.queue(), u.messageId(), u.at()));
+    }
+
+    void unknownOutcome(@Observes SendOutcomeUnknown u) {
+        alerts.raise(AlertEvent.sendOutcomeUnknown(u.provider(), u.queue(), u.messageId(), u.path(), u.detail(), u.at()));
     }
 }

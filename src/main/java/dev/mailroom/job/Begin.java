@@ -27,6 +27,12 @@ public sealed interface Begin {
     /** Past its validity window: discarded with a record, never sent late. */
     record Expired(long jobId) implements Begin { }
 
+    /**
+     * No rate-limit permit: the delivery goes back to the broker for {@code delay}, before any claim or
+     * attempt; the caller schedules the copy and records it with {@link JobLedger#deferred}.
+     */
+    record PutBack(long jobId, java.time.Duration delay) implements Begin { }
+
     /** The last attempt passed its point of no return and its worker died; the provider cannot dedupe. */
     record Ambiguous(long jobId) implements Begin { }
 }

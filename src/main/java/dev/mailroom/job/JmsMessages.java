@@ -18,14 +18,7 @@ public final class JmsMessages {
      * retry copy and a dead-letter copy both start from.
      */
     public static Message copyOf(jakarta.jms.JMSContext jms, Incoming in) throws JMSException {
-        Message copy;
-        if (in.textMessage()) {
-            copy = jms.createTextMessage(new String(in.body(), StandardCharsets.UTF_8));
-        } else {
-            BytesMessage bytes = jms.createBytesMessage();
-            bytes.writeBytes(in.body());
-            copy = bytes;
-        }
+        Message copy = withBody(jms, in.body(), in.textMessage());
         if (in.traceparent() != null) {
             copy.setStringProperty("traceparent", in.traceparent());
         }
@@ -39,6 +32,16 @@ public final class JmsMessages {
             copy.setStringProperty(Incoming.REFUSED_BY_PROPERTY, String.join(",", new java.util.TreeSet<>(in.refusedBy())));
         }
         return copy;
+    }
+
+    /** A new message holding {@code body} byte-for-byte: a TextMessage of it as UTF-8, or a BytesMessage. */
+    public static Message withBody(jakarta.jms.JMSContext jms, byte[] body, boolean text) throws JMSException {
+        if (text) {
+            return jms.createTextMessage(new String(body, StandardCharsets.UTF_8));
+        }
+        BytesMessage bytes = jms.createBytesMessage();
+        bytes.writeBytes(body);
+        return bytes;
     }
 
     /**
@@ -70,12 +73,20 @@ public final class JmsMessages {
                 // a producer set it by hand and not to an id: the message is not a replay of ours
             }
         }
+        Long sendAgainOf = null;
+        if (m.propertyExists(Incoming.SEND_AGAIN_PROPERTY)) {
+            try {
+                sendAgainOf = Long.valueOf(String.valueOf(m.getObjectProperty(Incoming.SEND_AGAIN_PROPERTY)));
+            } catch (NumberFormatException ignored) {
+                // not one of ours
+            }
+        }
         java.util.Set<String> refusedBy = m.propertyExists(Incoming.REFUSED_BY_PROPERTY)
                 ? java.util.Arrays.stream(m.getStringProperty(Incoming.REFUSED_BY_PROPERTY).split(","))
                 .map(String::trim).filter(x -> !x.isEmpty()).collect(java.util.stream.Collectors.toSet())
                 : java.util.Set.of();
         return new Incoming(queue, m.getJMSMessageID(), m.getJMSRedelivered(), deliveryCount, body, text,
                 traceparent, m.getJMSTimestamp() > 0 ? Instant.ofEpochMilli(m.getJMSTimestamp()) : null,
-                redriveId, replayOf, refusedBy);
+                redriveId, replayOf, sendAgainOf, refusedBy);
     }
 }

@@ -8,7 +8,7 @@ import jakarta.persistence.Table;
 import jakarta.persistence.Column;
 import java.time.Instant;
 
-/** One entry of a job's timeline (design §6): what happened, when, who did it. */
+/** One entry of a job's timeline (shown by {@code GET /api/v1/jobs/{id}}): what happened, when, who did it. */
 @Entity
 @Table(name = "job_event")
 public class JobEvent {

@@ -1,6 +1,13 @@
 package dev.mailroom.job;
 
+import dev.mailroom.platform.Refused;
 import dev.mailroom.provider.ProviderResponse;
+import dev.mailroom.recoverability.Admission;
+import dev.mailroom.recoverability.AdmissionFacts;
+import dev.mailroom.recoverability.AdmissionPolicy;
+import dev.mailroom.recoverability.ClaimDecision;
+import dev.mailroom.recoverability.ClaimFacts;
+import dev.mailroom.recoverability.ProviderTraits;
 import dev.mailroom.recoverability.AttemptHistory;
 import dev.mailroom.recoverability.Failure;
 import dev.mailroom.recoverability.FailureClass;
@@ -37,63 +44,188 @@ public class JobLedger {
     @Inject
     ValidityWindow validity;
 
+    /**
+     * Gathers the facts about this delivery with the job's row locked, lets {@link AdmissionPolicy}
+     * decide, and records what it decided. Only {@link Begin.Proceed} leads to a provider call.
+     *
+     * @param provider      the provider the job would go to now
+     * @param permitGranted whether the provider's rate limiter granted a permit within the pacing bound
+     */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public Begin begin(Incoming in, SendJob job, String provider, boolean providerDedupes) {
+    public Begin begin(Incoming in, SendJob job, ProviderTraits provider, boolean permitGranted) {
         Instant now = clock.instant();
         MailJob j = receive(in, job, JobState.received, now);
+        JobAttempt last = lastAttempt(j.getId());
+        JobAttempt open = last != null && last.unfinished() ? last : null;
+        AdmissionFacts facts = new AdmissionFacts(null, j.getState().name(), j.getState().finished(),
+                j.getJmsMessageId() == null || j.getJmsMessageId().equals(in.jmsMessageId()),
+                open == null ? null : new AdmissionFacts.Interrupted(open.getAttemptNumber(),
+                        open.getIrrevocableAt() != null, traitsOf(open.getProvider(), provider)),
+                j.getExpiresAt(), now, permitGranted);
+        Admission admission = AdmissionPolicy.decide(facts);
 
-        if (j.getState().finished()) {
-            event(j, "redelivery_ignored", "job is already " + j.getState() + "; not sent again", now);
+        if (admission instanceof Admission.AlreadyFinished) {
+            event(j, "redelivery_ignored", admission.describe(), now);
             return new Begin.AlreadyFinished(j.getId(), j.getState());
         }
-        if (j.getJmsMessageId() != null && !j.getJmsMessageId().equals(in.jmsMessageId())) {
+        if (admission instanceof Admission.DuplicateMessage) {
             event(j, "duplicate_message_ignored", "JMS message " + in.jmsMessageId()
                     + " repeats message_id of " + j.getJmsMessageId() + ", which owns the job", now);
             return new Begin.DuplicateMessage(j.getId());
         }
         j.ownedBy(in.jmsMessageId());
-
-        JobAttempt last = lastAttempt(j.getId());
-        if (last != null && last.unfinished()) {
-            if (last.getIrrevocableAt() == null) {
-                last.close(JobAttempt.Outcome.abandoned,
-                        "worker stopped before the point of no return: nothing reached the provider", now);
-                event(j, "attempt_abandoned", "attempt " + last.getAttemptNumber() + " never reached the provider", now);
-            } else if (providerDedupes) {
-                last.close(JobAttempt.Outcome.ambiguous,
-                        "worker stopped after the point of no return; provider dedupes by idempotency key", now);
-                event(j, "attempt_ambiguous", "attempt " + last.getAttemptNumber()
-                        + " may have reached the provider; sending again with the same idempotency key", now);
-            } else {
-                last.close(JobAttempt.Outcome.ambiguous,
-                        "worker stopped after the point of no return; the provider may have the mail", now);
-                j.moveTo(JobState.unknown, now);
-                event(j, "ambiguous_not_resent", "attempt " + last.getAttemptNumber() + " through " + last.getProvider()
-                        + " passed its point of no return and its worker died; " + last.getProvider()
-                        + " cannot drop a duplicate, so it is not sent again: reconcile or replay it by hand", now);
-                return new Begin.Ambiguous(j.getId());
-            }
+        if (open != null) {
+            closeInterrupted(j, open, admission, now);
         }
-
-        if (j.getExpiresAt() != null && !now.isBefore(j.getExpiresAt())) {
+        if (admission instanceof Admission.Unknown) {
+            hold(j, in, now);
+            j.moveTo(JobState.unknown, now);
+            event(j, "ambiguous_not_resent", admission.describe(), now);
+            return new Begin.Ambiguous(j.getId());
+        }
+        if (admission instanceof Admission.Expired) {
             j.moveTo(JobState.discarded, now);
-            event(j, "discarded", "expired: validity window ended at " + j.getExpiresAt() + "; never sent late", now);
+            event(j, "discarded", admission.describe(), now);
             return new Begin.Expired(j.getId());
         }
-
-        Long owner = claim(job.idempotencyKey(), j.getId(), now);
-        if (owner != j.getId().longValue()) {
-            j.moveTo(JobState.duplicate_suppressed, now);
-            event(j, "duplicate_suppressed", "idempotency key already claimed by job " + owner, now);
-            return new Begin.DuplicateKey(j.getId(), owner);
+        if (admission instanceof Admission.PutBack putBack) {
+            return new Begin.PutBack(j.getId(), putBack.delay());
         }
 
-        JobAttempt attempt = new JobAttempt(j.getId(), j.getAttemptCount() + 1, in.jmsMessageId(), provider, now);
+        ClaimDecision claim = claim(job.idempotencyKey(), j, now);
+        if (claim instanceof ClaimDecision.Kept kept) {
+            j.moveTo(JobState.duplicate_suppressed, now);
+            event(j, "duplicate_suppressed", claim.describe(), now);
+            return new Begin.DuplicateKey(j.getId(), kept.ownerJobId());
+        }
+
+        JobAttempt attempt = new JobAttempt(j.getId(), j.getAttemptCount() + 1, in.jmsMessageId(), provider.name(), now);
         em.persist(attempt);
-        j.attemptStarted(provider, in.jmsMessageId(), now);
-        event(j, "attempt_started", "attempt " + attempt.getAttemptNumber() + " through " + provider, now);
+        j.attemptStarted(provider.name(), in.jmsMessageId(), now);
+        event(j, "attempt_started", "attempt " + attempt.getAttemptNumber() + " through " + provider.name()
+                + (j.getId().equals(in.sendAgainOf()) ? " (an operator's send again, admitted once: this copy owns the job)" : ""), now);
         em.flush();
         return new Begin.Proceed(j.getId(), attempt.getId(), attempt.getAttemptNumber(), j.getExpiresAt());
+    }
+
+    /**
+     * The provider of an interrupted attempt, as far as the ledger can tell: the current provider's traits
+     * if it is the same one, else one that is assumed unable to drop a duplicate (the safe side).
+     */
+    private static ProviderTraits traitsOf(String attemptProvider, ProviderTraits current) {
+        return current.name().equals(attemptProvider) ? current : new ProviderTraits(attemptProvider, false);
+    }
+
+    /** Records how an attempt whose worker died ended: it never reached the provider, or it may have. */
+    private void closeInterrupted(MailJob j, JobAttempt open, Admission admission, Instant now) {
+        if (open.getIrrevocableAt() == null) {
+            open.close(JobAttempt.Outcome.abandoned,
+                    "worker stopped before the point of no return: nothing reached the provider", now);
+            event(j, "attempt_abandoned", "attempt " + open.getAttemptNumber() + " never reached the provider", now);
+        } else if (admission instanceof Admission.Unknown) {
+            open.close(JobAttempt.Outcome.ambiguous,
+                    "worker stopped after the point of no return; the provider may have the mail", now);
+        } else {
+            open.close(JobAttempt.Outcome.ambiguous,
+                    "worker stopped after the point of no return; provider dedupes by idempotency key", now);
+            event(j, "attempt_ambiguous", "attempt " + open.getAttemptNumber()
+                    + " may have reached the provider; it drops a duplicate, so the same idempotency key may be sent again", now);
+        }
+    }
+
+    /** Keeps the delivery's bytes of a job that ends {@code unknown}: what an operator's "send again" republishes. */
+    private void hold(MailJob j, Incoming in, Instant now) {
+        HeldSend held = em.find(HeldSend.class, j.getId());
+        if (held != null) {
+            em.remove(held);
+            em.flush();
+        }
+        em.persist(new HeldSend(j.getId(), in, now));
+    }
+
+    /**
+     * The send's outcome is unknown: it passed its point of no return and failed without an answer, and
+     * the provider cannot drop a duplicate. The job ends {@code unknown}, its bytes are kept for an
+     * operator's "send again". In the delivery's transaction.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void unknown(long jobId, Incoming in, String detail) {
+        Instant now = clock.instant();
+        MailJob j = em.find(MailJob.class, jobId);
+        hold(j, in, now);
+        j.moveTo(JobState.unknown, now);
+        event(j, "ambiguous_not_resent", detail, now);
+    }
+
+    /**
+     * The held bytes of the {@code unknown} job {@code jobId}, its row locked for the rest of the
+     * transaction (two operators sending it again at once: the second one finds it no longer unknown).
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public HeldSend heldForSendAgain(long jobId) {
+        MailJob j = unknownJob(jobId);
+        HeldSend held = em.find(HeldSend.class, jobId);
+        if (held == null) {
+            throw new Refused.Conflict("no_held_payload", "job " + j.getMessageId() + " has no held bytes to send"
+                    + " again (it went unknown before they were kept): mark it as sent, or publish it again yourself");
+        }
+        return held;
+    }
+
+    /** The jobs with {@code messageId}, on {@code queue} if given. */
+    public List<MailJob> byMessageId(String messageId, String queue) {
+        return em.createQuery("select j from MailJob j where j.messageId = :m order by j.id", MailJob.class)
+                .setParameter("m", messageId)
+                .getResultStream()
+                .filter(j -> queue == null || queue.equals(j.getQueue()))
+                .toList();
+    }
+
+    /**
+     * An operator says the {@code unknown} job {@code jobId} did reach the provider: it is
+     * {@code sent_to_provider} and keeps its idempotency key. Recorded with who and why.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public MailJob markSent(long jobId, String actor, String why) {
+        Instant now = clock.instant();
+        MailJob j = unknownJob(jobId);
+        HeldSend held = em.find(HeldSend.class, jobId);
+        if (held != null) {
+            em.remove(held);
+        }
+        j.moveTo(JobState.sent_to_provider, now);
+        em.persist(new JobEvent(j.getId(), now, "marked_sent", "marked as sent by " + actor + ": " + why, actor));
+        return j;
+    }
+
+    /**
+     * An operator sends the {@code unknown} job {@code jobId} again: its held bytes went back to its queue
+     * as JMS message {@code jmsMessageId} (marked {@link Incoming#SEND_AGAIN_PROPERTY}), which now owns the
+     * job; the job is received again and admitted once, under the same idempotency key. Recorded with who and why.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void sendAgain(long jobId, String jmsMessageId, String actor, String why) {
+        Instant now = clock.instant();
+        MailJob j = unknownJob(jobId);
+        HeldSend held = em.find(HeldSend.class, jobId);
+        if (held != null) {
+            em.remove(held);
+        }
+        j.replayed(jmsMessageId, now);
+        em.persist(new JobEvent(j.getId(), now, "send_again", "sent again by " + actor + ": " + why
+                + "; same idempotency key, as JMS message " + jmsMessageId, actor));
+    }
+
+    private MailJob unknownJob(long jobId) {
+        MailJob j = em.find(MailJob.class, jobId, LockModeType.PESSIMISTIC_WRITE);
+        if (j == null) {
+            throw new Refused.NotFound("job_not_found", "no job " + jobId);
+        }
+        if (j.getState() != JobState.unknown) {
+            throw new Refused.Conflict("not_unknown", "job " + j.getMessageId() + " is " + j.getState()
+                    + ": only a job whose send is unknown can be marked as sent or sent again");
+        }
+        return j;
     }
 
     /** Commits that attempt {@code attemptId} is about to pass its point of no return. */
@@ -252,20 +384,68 @@ public class JobLedger {
         return attempts.isEmpty() ? null : attempts.get(0);
     }
 
-    /** Claims the key for the job; returns the id of the job that owns the key (this one if the claim took). */
-    private long claim(String key, long jobId, Instant now) {
-        em.createNativeQuery("insert into send_claim (idempotency_key, job_id, claimed_at) values (?1, ?2, ?3) on conflict do nothing")
+    /**
+     * Claims the key for job {@code j}. A new key is inserted (its primary key makes one claimant win);
+     * a held one is locked ({@code for update}: a second claimant waits, then sees the first one's
+     * outcome), the holder's facts gathered, and {@link AdmissionPolicy#claim} decides whether the key
+     * moves over. A move is recorded on both jobs' timelines.
+     */
+    private ClaimDecision claim(String key, MailJob j, Instant now) {
+        int inserted = em.createNativeQuery(
+                        "insert into send_claim (idempotency_key, job_id, claimed_at) values (?1, ?2, ?3) on conflict do nothing")
                 .setParameter(1, key)
-                .setParameter(2, jobId)
+                .setParameter(2, j.getId())
                 .setParameter(3, utc(now))
                 .executeUpdate();
-        Number owner = (Number) em.createNativeQuery("select job_id from send_claim where idempotency_key = ?1")
+        if (inserted == 1) {
+            return new ClaimDecision.Held();
+        }
+        long owner = ((Number) em.createNativeQuery("select job_id from send_claim where idempotency_key = ?1 for update")
                 .setParameter(1, key)
-                .getSingleResult();
-        return owner.longValue();
+                .getSingleResult()).longValue();
+        ClaimFacts facts;
+        if (owner == j.getId()) {
+            facts = new ClaimFacts(j.getId(), owner, j.getState().name(), false, false);
+        } else {
+            MailJob holder = em.find(MailJob.class, owner);
+            em.refresh(holder);
+            facts = new ClaimFacts(j.getId(), owner, holder.getState().name(), mayHaveReachedProvider(owner),
+                    deadLetterPending(owner));
+        }
+        ClaimDecision decision = AdmissionPolicy.claim(facts);
+        if (decision instanceof ClaimDecision.TakeOver takeOver) {
+            em.createNativeQuery("update send_claim set job_id = ?1, claimed_at = ?2 where idempotency_key = ?3")
+                    .setParameter(1, j.getId())
+                    .setParameter(2, utc(now))
+                    .setParameter(3, key)
+                    .executeUpdate();
+            event(em.find(MailJob.class, owner), "idempotency_key_released", "idempotency key '" + key
+                    + "' taken over by job " + j.getId() + " (" + j.getMessageId() + "): " + takeOver.why(), now);
+            event(j, "idempotency_key_taken_over", decision.describe(), now);
+        }
+        return decision;
     }
 
-    static String describe(ProviderResponse r) {
+    /** Whether any attempt of the job was accepted, or passed its point of no return without a definite refusal. */
+    private boolean mayHaveReachedProvider(long jobId) {
+        Number n = (Number) em.createNativeQuery("""
+                        select count(*) from job_attempt where job_id = ?1 and (outcome in ('accepted', 'ambiguous')
+                        or (irrevocable_at is not null and (outcome is null or outcome <> 'rejected')))""")
+                .setParameter(1, jobId)
+                .getSingleResult();
+        return n.longValue() > 0;
+    }
+
+    /** Whether the job has a dead letter an operator may still replay (open, or being replayed). */
+    private boolean deadLetterPending(long jobId) {
+        Number n = (Number) em.createNativeQuery(
+                        "select count(*) from dead_letter where job_id = ?1 and status in ('open', 'replaying')")
+                .setParameter(1, jobId)
+                .getSingleResult();
+        return n.longValue() > 0;
+    }
+
+    public static String describe(ProviderResponse r) {
         StringBuilder s = new StringBuilder(r.status().name().toLowerCase());
         if (r.code() != null) {
             s.append(' ').append(r.code());

@@ -4,13 +4,15 @@ import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.PathType;
@@ -31,23 +33,17 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
-import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Deque;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Turns the bytes of a send job (design §2) into a {@link SendJob}, or says precisely why it cannot.
+ * Turns the bytes of a send job (the contract: README "Sending a job" and
+ * {@code mailroom-job.schema.json}) into a {@link SendJob}, or says precisely why it cannot.
  *
  * <p>The checks run in this order, and the first failing one decides the {@link RejectReason}:
  * <ol>
@@ -59,12 +55,14 @@ import java.util.TreeSet;
  *       object. One leading UTF-8 byte order mark is ignored (RFC 8259 §8.1 allows it).</li>
  *   <li>{@code schema_violation} for <b>duplicate keys</b> in any object. Such a document is JSON by
  *       RFC 8259 syntax, so it is not {@code not_json}; but which value wins is parser-dependent, so
- *       the job is ambiguous and breaks the contract. The detail names each duplicated path.</li>
+ *       the job is ambiguous and breaks the contract. Jackson's {@code STRICT_DUPLICATE_DETECTION}
+ *       finds it and stops there, so the detail names the first duplicated path.</li>
  *   <li>{@code unsupported_schema_version}: {@code schema_version} present and not 1 (any type, any
  *       number but 1). An <em>absent</em> {@code schema_version} is a {@code schema_violation} (it is
  *       a required property), reported together with any other violation.</li>
  *   <li>{@code schema_violation}: what {@code /schema/mailroom-job.schema.json} rejects, plus an
- *       {@code expires_at} that {@link OffsetDateTime} cannot parse. The detail lists every violation
+ *       {@code expires_at} that {@link OffsetDateTime} cannot parse, plus a {@code headers} entry that
+ *       names a header Mailroom owns ({@link #isOwnedHeader(String)}). The detail lists every violation
  *       as {@code <json-pointer>: <what is wrong>}, sorted, so equal input gives equal detail.</li>
  * </ol>
  *
@@ -77,10 +75,11 @@ import java.util.TreeSet;
  * built once per class (the schema is loaded from the classpath when the class initialises, so a
  * broken or missing schema fails deployment rather than the first message).
  *
- * <p>Mapping notes: JSON {@code null} inside {@code variables} objects means "absent" and is dropped
- * (at every depth); numbers in {@code variables} become {@link Integer}, {@link Long},
+ * <p>Mapping: a valid document is bound to {@link SendJob} by Jackson (tree binding, snake_case
+ * names). Numbers in {@code variables} become {@link Integer}, {@link Long},
  * {@link java.math.BigInteger} or, for fractions, {@link BigDecimal} exactly as written ({@code 12.50}
- * stays {@code 12.50}); nested objects and arrays become unmodifiable maps (insertion-ordered) and lists.
+ * stays {@code 12.50}); {@link SendJob} drops JSON {@code null} inside {@code variables} objects
+ * ("absent", at every depth) and makes nested objects and arrays unmodifiable.
  */
 public final class JobParser {
 
@@ -96,7 +95,8 @@ public final class JobParser {
     private static final int MAX_ENTRY_CHARS = 300;
     private static final int MAX_MESSAGE_ID_CHARS = 200;
 
-    private static final ObjectMapper MAPPER = newMapper();
+    private static final ObjectMapper JOBS = newMapper(true);
+    private static final ObjectMapper LENIENT = newMapper(false);
     private static final JsonSchema SCHEMA = loadSchema();
 
     private final int maxBodyBytes;
@@ -163,10 +163,18 @@ public final class JobParser {
         }
 
         JsonNode root;
+        String duplicate = null;
         try {
-            root = MAPPER.readTree(text);
-        } catch (JacksonException e) {
-            return new Rejected(RejectReason.not_json, "not JSON: " + describe(e), null);
+            root = JOBS.readTree(text);
+        } catch (JacksonException strict) {
+            // JOBS differs from LENIENT only in STRICT_DUPLICATE_DETECTION: if LENIENT reads the text, the
+            // strict failure was a duplicate key (and not_json still wins over it, as it always did).
+            try {
+                root = LENIENT.readTree(text);
+            } catch (JacksonException e) {
+                return new Rejected(RejectReason.not_json, "not JSON: " + describe(e), null);
+            }
+            duplicate = duplicatePath(strict);
         }
         if (root == null || root.isMissingNode()) {
             return new Rejected(RejectReason.not_json, "no JSON value in the body", null);
@@ -177,14 +185,10 @@ public final class JobParser {
                     null);
         }
 
-        List<String> duplicates = duplicateKeys(text);
-        String messageId = duplicates.contains("/message_id") ? null : messageIdOf(root);
-        if (!duplicates.isEmpty()) {
-            List<String> entries = new ArrayList<>();
-            for (String path : duplicates) {
-                entries.add(displayPath(path) + ": duplicate key (the value is ambiguous)");
-            }
-            return new Rejected(RejectReason.schema_violation, joinBounded(entries), messageId);
+        String messageId = "/message_id".equals(duplicate) ? null : messageIdOf(root);
+        if (duplicate != null) {
+            return new Rejected(RejectReason.schema_violation,
+                    displayPath(duplicate) + ": duplicate key (the value is ambiguous)", messageId);
         }
 
         JsonNode version = root.get("schema_version");
@@ -202,112 +206,45 @@ public final class JobParser {
                 violations.add(abbreviate(entry, MAX_ENTRY_CHARS));
             }
         }
-        Instant expiresAt = null;
         JsonNode expires = root.get("expires_at");
         if (expires != null && expires.isTextual()) {
+            // Instant is what SendJob holds: what OffsetDateTime cannot read is a violation, whatever the format check says
             try {
-                expiresAt = OffsetDateTime.parse(expires.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+                OffsetDateTime.parse(expires.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME);
             } catch (DateTimeException e) {
                 violations.add("/expires_at: " + NOT_A_DATE_TIME);
             }
+        }
+        JsonNode headers = root.get("headers");
+        if (headers != null && headers.isObject()) {
+            headers.fieldNames().forEachRemaining(name -> {
+                if (isOwnedHeader(name)) {
+                    violations.add(abbreviate(displayPath("/headers/" + escapePointer(name)) + ": " + OWNED_HEADER,
+                            MAX_ENTRY_CHARS));
+                }
+            });
         }
         if (!violations.isEmpty()) {
             return new Rejected(RejectReason.schema_violation, joinBounded(violations), messageId);
         }
 
-        return new Parsed(toJob(root, expiresAt));
+        try {
+            return new Parsed(JOBS.treeToValue(root, SendJob.class));
+        } catch (JacksonException e) {
+            // The schema admitted what the record cannot hold: a gap between the two, i.e. a bug here.
+            throw new IllegalStateException("a valid job did not bind to SendJob: " + e.getOriginalMessage(), e);
+        }
     }
 
-    // ---------------------------------------------------------------- mapping a valid document
-
-    private static SendJob toJob(JsonNode root, Instant expiresAt) {
-        String priority = text(root, "priority");
-        return new SendJob(
-                root.get("schema_version").intValue(),
-                text(root, "message_id"),
-                text(root, "idempotency_key"),
-                text(root, "tenant"),
-                text(root, "campaign_id"),
-                text(root, "category"),
-                text(root, "from"),
-                strings(root.get("to")),
-                strings(root.get("cc")),
-                strings(root.get("bcc")),
-                text(root, "reply_to"),
-                text(root, "subject"),
-                text(root, "text"),
-                text(root, "html"),
-                text(root, "template_id"),
-                objectValue(root.get("variables")),
-                stringMap(root.get("headers")),
-                stringMap(root.get("metadata")),
-                expiresAt,
-                priority == null ? null : SendJob.Priority.valueOf(priority));
-    }
-
-    private static String text(JsonNode root, String field) {
-        JsonNode n = root.get(field);
-        return n == null || n.isNull() ? null : n.textValue();
-    }
-
-    private static List<String> strings(JsonNode array) {
-        if (array == null || !array.isArray()) {
-            return List.of();
-        }
-        List<String> out = new ArrayList<>(array.size());
-        array.forEach(n -> out.add(n.textValue()));
-        return out;
-    }
-
-    private static Map<String, String> stringMap(JsonNode object) {
-        if (object == null || !object.isObject()) {
-            return Map.of();
-        }
-        Map<String, String> out = new LinkedHashMap<>();
-        object.properties().forEach(e -> out.put(e.getKey(), e.getValue().textValue()));
-        return out;
-    }
-
-    /** A JSON object as an unmodifiable, insertion-ordered map of plain Java values; nulls dropped. */
-    private static Map<String, Object> objectValue(JsonNode object) {
-        if (object == null || !object.isObject()) {
-            return Map.of();
-        }
-        Map<String, Object> out = new LinkedHashMap<>();
-        object.properties().forEach(e -> {
-            Object v = plain(e.getValue());
-            if (v != null) {
-                out.put(e.getKey(), v);
-            }
-        });
-        return Collections.unmodifiableMap(out);
-    }
-
-    private static Object plain(JsonNode n) {
-        if (n.isObject()) {
-            return objectValue(n);
-        }
-        if (n.isArray()) {
-            List<Object> list = new ArrayList<>(n.size());
-            n.forEach(e -> list.add(plain(e)));
-            return Collections.unmodifiableList(list);
-        }
-        if (n.isTextual()) {
-            return n.textValue();
-        }
-        if (n.isBoolean()) {
-            return n.booleanValue();
-        }
-        if (n.isIntegralNumber()) {
-            if (n.canConvertToInt()) {
-                return n.intValue();
-            }
-            return n.canConvertToLong() ? (Object) n.longValue() : n.bigIntegerValue();
-        }
-        if (n.isNumber()) {
-            return n.decimalValue();
-        }
-        return null; // null (and nothing else: a parsed tree has no binary or POJO nodes)
+    /**
+     * Whether a job header names one Mailroom writes itself (case-insensitive): the addressing and
+     * subject headers come from job fields, the MIME headers from the content, {@code X-Mailroom-*} are
+     * ours. A job that sets one is refused here, as poison, rather than failing inside a provider and
+     * being retried as if the fault were ours.
+     */
+    public static boolean isOwnedHeader(String name) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        return OWNED_HEADERS.contains(lower) || lower.startsWith("content-") || lower.startsWith("x-mailroom-");
     }
 
     // ---------------------------------------------------------------- checks
@@ -330,29 +267,12 @@ public final class JobParser {
         return id;
     }
 
-    /** JSON pointers of every key that repeats within its object, in document order. */
-    private static List<String> duplicateKeys(String text) {
-        List<String> duplicates = new ArrayList<>();
-        try (JsonParser p = MAPPER.getFactory().createParser(text)) {
-            Deque<Set<String>> open = new ArrayDeque<>();
-            JsonToken t;
-            while ((t = p.nextToken()) != null) {
-                if (t == JsonToken.START_OBJECT) {
-                    open.push(new HashSet<>());
-                } else if (t == JsonToken.END_OBJECT) {
-                    open.pop();
-                } else if (t == JsonToken.FIELD_NAME && !open.peek().add(p.currentName())) {
-                    String path = p.getParsingContext().pathAsPointer().toString();
-                    if (!duplicates.contains(path)) {
-                        duplicates.add(path);
-                    }
-                }
-            }
-        } catch (IOException e) {
-            // The same text was just read as a tree, so this cannot happen.
-            throw new UncheckedIOException(e);
+    /** The JSON pointer of the key {@code STRICT_DUPLICATE_DETECTION} stopped at. */
+    private static String duplicatePath(JacksonException strict) {
+        if (strict.getProcessor() instanceof JsonParser p && p.getParsingContext() != null) {
+            return p.getParsingContext().pathAsPointer().toString();
         }
-        return duplicates;
+        return "";
     }
 
     private static String decodeUtf8(byte[] body) throws MalformedUtf8 {
@@ -379,6 +299,14 @@ public final class JobParser {
     }
 
     // ---------------------------------------------------------------- details
+
+    /** Headers a job may not set, lower case; see {@link #isOwnedHeader(String)} for the prefixes. */
+    private static final Set<String> OWNED_HEADERS = Set.of(
+            "from", "sender", "to", "cc", "bcc", "reply-to", "subject", "message-id", "date", "mime-version",
+            "return-path");
+
+    private static final String OWNED_HEADER = "is a header Mailroom sets itself (addressing and subject come "
+            + "from the job's fields, Content-* and MIME-Version from its content); remove it from headers";
 
     private static final String NOT_A_DATE_TIME =
             "is not an RFC 3339 date-time with an offset (e.g. 2030-01-31T12:00:00Z)";
@@ -472,18 +400,26 @@ public final class JobParser {
 
     // ---------------------------------------------------------------- set-up
 
-    private static ObjectMapper newMapper() {
+    /**
+     * The job mapper: strict duplicate detection, numbers exactly as written ({@code 12.50} stays
+     * {@code 12.50}), and binding to {@link SendJob} by the contract's snake_case names. Without
+     * {@code strict}, the same mapper tells a duplicate key from text that is not JSON.
+     */
+    private static ObjectMapper newMapper(boolean strict) {
         JsonFactory factory = JsonFactory.builder()
                 .streamReadConstraints(StreamReadConstraints.builder()
                         .maxNestingDepth(MAX_NESTING_DEPTH)
                         .maxNumberLength(100)
                         .maxNameLength(10_000)
                         .build())
+                .configure(StreamReadFeature.STRICT_DUPLICATE_DETECTION, strict)
                 .build();
         return JsonMapper.builder(factory)
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                 .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
                 .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+                .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+                .addModule(new JavaTimeModule())
                 .build();
     }
 
@@ -498,7 +434,7 @@ public final class JobParser {
                 throw new IllegalStateException("job schema not on the classpath: " + SCHEMA_RESOURCE);
             }
             JsonSchema schema = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
-                    .getSchema(MAPPER.readTree(in), config);
+                    .getSchema(LENIENT.readTree(in), config);
             schema.initializeValidators();
             return schema;
         } catch (IOException e) {

@@ -2,7 +2,8 @@ package dev.mailroom.job;
 
 /**
  * Where a job stands. {@code received → sending → sent_to_provider} is the send path; the others are
- * the terminal states of design §1 (some reached only by later capabilities: webhooks, redrive).
+ * terminal states: every job ends in exactly one an operator can see (some are reached only by later
+ * capabilities: webhooks, redrive).
  */
 public enum JobState {
     received,

@@ -1,12 +1,20 @@
 package dev.mailroom.job;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A send job as producers write it (design §2), mirrored from {@code mailroom-job.schema.json}.
- * Built only by {@link JobParser} from a document that passed the schema.
+ * A send job as producers write it, mirrored from {@code mailroom-job.schema.json} (README, "Sending a
+ * job"). Built by {@link JobParser}, which binds a document that passed the schema to this record
+ * with Jackson (snake_case names).
+ *
+ * <p>{@code variables} follows the contract's "a null value counts as absent": null map values are
+ * dropped at every depth (list elements are kept as they are), and nested maps and lists are read-only,
+ * so a job cannot change while it is rendered.
  */
 public record SendJob(
         int schemaVersion,
@@ -32,11 +40,36 @@ public record SendJob(
 
     public enum Priority { low, normal, high }
 
+    /** A read-only copy of a map, null values dropped, nested maps and lists copied the same way. */
+    private static Map<String, Object> withoutNullValues(Map<String, ?> map) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        map.forEach((k, v) -> {
+            if (v != null) {
+                out.put(k, readOnly(v));
+            }
+        });
+        return Collections.unmodifiableMap(out);
+    }
+
+    private static Object readOnly(Object value) {
+        if (value instanceof Map<?, ?> map) {
+            @SuppressWarnings("unchecked")
+            Map<String, ?> object = (Map<String, ?>) map;
+            return withoutNullValues(object);
+        }
+        if (value instanceof List<?> list) {
+            List<Object> out = new ArrayList<>(list.size());
+            list.forEach(e -> out.add(e == null ? null : readOnly(e)));
+            return Collections.unmodifiableList(out);
+        }
+        return value;
+    }
+
     public SendJob {
         to = to == null ? List.of() : List.copyOf(to);
         cc = cc == null ? List.of() : List.copyOf(cc);
         bcc = bcc == null ? List.of() : List.copyOf(bcc);
-        variables = variables == null ? Map.of() : Map.copyOf(variables);
+        variables = variables == null ? Map.of() : Map.copyOf(withoutNullValues(variables));
         headers = headers == null ? Map.of() : Map.copyOf(headers);
         metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
         if (idempotencyKey == null || idempotencyKey.isBlank()) {

@@ -6,20 +6,31 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
+import com.github.mustachejava.DefaultMustacheFactory;
+import com.github.mustachejava.DefaultMustacheVisitor;
+import com.github.mustachejava.Mustache;
+import com.github.mustachejava.MustacheException;
+import com.github.mustachejava.MustacheFactory;
+import com.github.mustachejava.MustacheVisitor;
+import com.github.mustachejava.TemplateContext;
+import com.github.mustachejava.codes.ValueCode;
+import com.github.mustachejava.reflect.MapObjectHandler;
+
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.StringReader;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -36,18 +47,22 @@ import java.util.regex.Pattern;
  * life of the renderer (restart, or build a new renderer, to pick up an edited file); ids that were not
  * found are not cached, so a template added later is found.
  *
- * <p><b>Placeholders.</b> {@code {{name}}} or {@code {{ name }}}; dotted paths such as
- * {@code {{user.name}}} walk nested objects of {@code variables}. Values are inserted as text: strings
- * as they are, numbers as written in the job, booleans as {@code true}/{@code false}. Substituted text is
- * not scanned again, so a variable cannot inject a placeholder. In the html part values are HTML-escaped
- * ({@code & < > " '}); in text and subject they are not. In the subject, control characters in values
- * (CR, LF, ...) become spaces, so a variable cannot inject a mail header.
+ * <p><b>Placeholders.</b> Templates are Mustache, compiled and rendered by mustache.java, restricted
+ * to variables: {@code {{name}}} or {@code {{ name }}}; dotted paths such as {@code {{user.name}}}
+ * walk nested objects of {@code variables}. Sections, partials, inheritance, comments, raw values
+ * ({@code {{{x}}}}, {@code {{&x}}}) and delimiter changes are refused when the template is compiled:
+ * a template that needs logic belongs to the producer, and every value must go through the part's
+ * escaping. Values are inserted as text: strings as they are, numbers as written in the job, booleans
+ * as {@code true}/{@code false}. Substituted text is not scanned again, so a variable cannot inject a
+ * placeholder. In the html part values are HTML-escaped ({@code & < > " '}); in text and subject they
+ * are not. In the subject, control characters in values (CR, LF, ...) become spaces, so a variable
+ * cannot inject a mail header. Mustache renders a missing value as nothing; here it is refused.
  *
  * <p><b>Failures.</b> Faults of the job are {@link TemplateException}s: an unknown template is
  * {@link RejectReason#missing_template}; a placeholder without a value (absent, null, or an object or
  * array instead of a value) is {@link RejectReason#missing_template_variable}, naming every such
  * placeholder. Faults of the deployment are unchecked: a template file that is not a valid template (bad
- * JSON, wrong keys, a <code>{{</code> that is not a placeholder, larger than 1 MiB) is an
+ * JSON, wrong keys, a Mustache tag that is not a placeholder, larger than 1 MiB) is an
  * {@link IllegalStateException}, an unreadable file an {@link UncheckedIOException}; the jobs that hit
  * them are not at fault and must not be dead-lettered as poison.
  *
@@ -60,8 +75,7 @@ public final class TemplateRenderer {
     /** What a template id must look like (whole string). */
     public static final Pattern TEMPLATE_ID = Pattern.compile("[A-Za-z0-9._-]{1,100}");
 
-    private static final Pattern PLACEHOLDER =
-            Pattern.compile("\\{\\{\\s*([A-Za-z0-9_-]+(?:\\.[A-Za-z0-9_-]+)*)\\s*}}");
+    private static final Pattern PLACEHOLDER_NAME = Pattern.compile("[A-Za-z0-9_-]+(?:\\.[A-Za-z0-9_-]+)*");
     private static final Pattern CONTROL = Pattern.compile("[\\x00-\\x1F\\x7F-\\x9F\\u2028\\u2029]");
     private static final int MAX_TEMPLATE_BYTES = 1024 * 1024;
     private static final ObjectMapper MAPPER = JsonMapper.builder()
@@ -101,14 +115,14 @@ public final class TemplateRenderer {
         }
         Template template = template(job.templateId());
 
-        Set<String> missing = new LinkedHashSet<>();
-        String subject = template.subject.render(job.variables(), Escaping.SUBJECT, missing);
-        String text = template.text == null ? null : template.text.render(job.variables(), Escaping.NONE, missing);
-        String html = template.html == null ? null : template.html.render(job.variables(), Escaping.HTML, missing);
-        if (!missing.isEmpty()) {
+        MissingNames missing = new MissingNames(new LinkedHashSet<>());
+        String subject = template.subject.render(job.variables(), missing);
+        String text = template.text == null ? null : template.text.render(job.variables(), missing);
+        String html = template.html == null ? null : template.html.render(job.variables(), missing);
+        if (!missing.names().isEmpty()) {
             throw new TemplateException(RejectReason.missing_template_variable,
                     "template '" + job.templateId() + "' needs variables the job does not give: "
-                            + String.join(", ", missing));
+                            + String.join(", ", missing.names()));
         }
         return new RenderedContent(subject, text, html);
     }
@@ -182,8 +196,6 @@ public final class TemplateRenderer {
 
     // ---------------------------------------------------------------- templates
 
-    private enum Escaping { NONE, HTML, SUBJECT }
-
     /** A parsed template file. */
     private record Template(Part subject, Part text, Part html) {
 
@@ -205,9 +217,9 @@ public final class TemplateRenderer {
                             + "' (allowed: subject, text, html)");
                 }
             });
-            Part subject = part(source, root, "subject");
-            Part text = part(source, root, "text");
-            Part html = part(source, root, "html");
+            Part subject = part(source, root, "subject", Escaping.SUBJECT);
+            Part text = part(source, root, "text", Escaping.NONE);
+            Part html = part(source, root, "html", Escaping.HTML);
             if (subject == null || (text == null && html == null)) {
                 throw new IllegalStateException("template " + source + " needs a subject and a text or html part");
             }
@@ -217,7 +229,7 @@ public final class TemplateRenderer {
             return new Template(subject, text, html);
         }
 
-        private static Part part(String source, JsonNode root, String key) {
+        private static Part part(String source, JsonNode root, String key, Escaping escaping) {
             JsonNode n = root.get(key);
             if (n == null) {
                 return null;
@@ -225,90 +237,195 @@ public final class TemplateRenderer {
             if (!n.isTextual()) {
                 throw new IllegalStateException("template " + source + ": '" + key + "' must be a string");
             }
-            return Part.compile(source + " " + key, n.textValue());
+            return Part.compile(source + " " + key, n.textValue(), escaping.factory);
         }
     }
 
-    /** One part of a template, split once into literal text and placeholder paths. */
-    private record Part(String source, List<Object> segments) {
+    /** One part of a template, compiled once. */
+    private record Part(String source, Mustache mustache) {
 
-        /** Literal segments are {@link String}; placeholder segments are {@code String[]} paths. */
-        static Part compile(String where, String source) {
-            List<Object> segments = new ArrayList<>();
-            Matcher m = PLACEHOLDER.matcher(source);
-            int last = 0;
-            while (m.find()) {
-                addLiteral(where, segments, source.substring(last, m.start()));
-                segments.add(m.group(1).split("\\."));
-                last = m.end();
+        static Part compile(String where, String source, MustacheFactory factory) {
+            if (source.contains("{{=")) {
+                throw new IllegalStateException("template " + where + " changes the Mustache delimiters; "
+                        + "only {{name}} and {{path.to.name}} placeholders are allowed");
             }
-            addLiteral(where, segments, source.substring(last));
-            return new Part(source, List.copyOf(segments));
-        }
-
-        private static void addLiteral(String where, List<Object> segments, String literal) {
-            if (literal.contains("{{")) {
-                throw new IllegalStateException("template " + where + " has a '{{' that is not a placeholder "
-                        + "({{name}} or {{path.to.name}}) near: " + abbreviate(literal.substring(literal.indexOf("{{"))));
-            }
-            if (!literal.isEmpty()) {
-                segments.add(literal);
+            try {
+                return new Part(source, factory.compile(new StringReader(source), where));
+            } catch (MustacheException e) {
+                throw new IllegalStateException("template " + where + ": " + e.getMessage(), e);
             }
         }
 
-        String render(Map<String, Object> variables, Escaping escaping, Set<String> missing) {
-            StringBuilder out = new StringBuilder(source.length() + 64);
-            for (Object segment : segments) {
-                if (segment instanceof String literal) {
-                    out.append(literal);
-                    continue;
-                }
-                String[] path = (String[]) segment;
-                String value = valueAt(variables, path);
-                if (value == null) {
-                    missing.add(String.join(".", path));
-                    continue;
-                }
-                switch (escaping) {
-                    case HTML -> appendHtmlEscaped(out, value);
-                    case SUBJECT -> out.append(CONTROL.matcher(value).replaceAll(" "));
-                    case NONE -> out.append(value);
-                }
-            }
+        String render(Map<String, Object> variables, MissingNames missing) {
+            StringWriter out = new StringWriter(source.length() + 64);
+            // scopes are searched from the last; the collector is first and, not being a map, never matches
+            mustache.execute(out, List.of(missing, variables));
             return out.toString();
         }
+    }
 
-        /** The text of the scalar at a dotted path, or null when absent or not a scalar. */
-        private static String valueAt(Map<String, Object> variables, String[] path) {
-            Object current = variables;
-            for (String key : path) {
-                if (!(current instanceof Map<?, ?> map)) {
-                    return null;
-                }
-                current = map.get(key);
+    /** The placeholders of one render that had no value, in order of use. */
+    private record MissingNames(Set<String> names) {
+    }
+
+    /** How a part writes a value: each is a Mustache factory whose {@code encode} is that escaping. */
+    private enum Escaping {
+        NONE {
+            @Override
+            void write(String value, Writer out) throws IOException {
+                out.write(value);
             }
-            if (current instanceof BigDecimal d) {
+        },
+        HTML {
+            @Override
+            void write(String value, Writer out) throws IOException {
+                for (int i = 0; i < value.length(); i++) {
+                    char c = value.charAt(i);
+                    switch (c) {
+                        case '&' -> out.write("&amp;");
+                        case '<' -> out.write("&lt;");
+                        case '>' -> out.write("&gt;");
+                        case '"' -> out.write("&quot;");
+                        case '\'' -> out.write("&#39;");
+                        default -> out.write(c);
+                    }
+                }
+            }
+        },
+        SUBJECT {
+            @Override
+            void write(String value, Writer out) throws IOException {
+                out.write(CONTROL.matcher(value).replaceAll(" "));
+            }
+        };
+
+        final MustacheFactory factory = new PlaceholderFactory(this);
+
+        /**
+         * Writes one value. Not mustache.java's own {@code HtmlEscaper}: that one also encodes {@code =}
+         * and a backtick, which turns every URL in an attribute into {@code &#61;} soup.
+         */
+        abstract void write(String value, Writer out) throws IOException;
+    }
+
+    /**
+     * mustache.java restricted to {@code {{name}}} placeholders over the job's variable maps: no
+     * partials (nothing is read from disk or classpath), no reflection into the values (a missing
+     * {@code {{empty}}} must not print {@code Map.isEmpty()}), numbers as written, and a placeholder
+     * without a scalar value recorded as missing instead of rendered as nothing.
+     */
+    private static final class PlaceholderFactory extends DefaultMustacheFactory {
+
+        private final Escaping escaping;
+
+        PlaceholderFactory(Escaping escaping) {
+            super(name -> null); // no partials: a {{>x}} is refused below before it is resolved
+            this.escaping = escaping;
+            setObjectHandler(new VariablesHandler());
+        }
+
+        @Override
+        public void encode(String value, Writer writer) {
+            try {
+                escaping.write(value, writer);
+            } catch (IOException e) {
+                throw new MustacheException("cannot write a value", e);
+            }
+        }
+
+        @Override
+        public MustacheVisitor createMustacheVisitor() {
+            return new DefaultMustacheVisitor(this) {
+                @Override
+                public void value(TemplateContext tc, String variable, boolean encoded) {
+                    if (!encoded) {
+                        throw notAPlaceholder(tc, "{{{" + variable + "}}} (an unescaped value)");
+                    }
+                    if (!PLACEHOLDER_NAME.matcher(variable).matches()) {
+                        throw notAPlaceholder(tc, "{{" + variable + "}}");
+                    }
+                    list.add(new Placeholder(tc, df, variable));
+                }
+
+                @Override
+                public void iterable(TemplateContext tc, String variable, Mustache mustache) {
+                    throw notAPlaceholder(tc, "{{#" + variable + "}} (a section)");
+                }
+
+                @Override
+                public void notIterable(TemplateContext tc, String variable, Mustache mustache) {
+                    throw notAPlaceholder(tc, "{{^" + variable + "}} (an inverted section)");
+                }
+
+                @Override
+                public void name(TemplateContext tc, String variable, Mustache mustache) {
+                    throw notAPlaceholder(tc, "{{$" + variable + "}} (a block)");
+                }
+
+                @Override
+                public void checkName(TemplateContext tc, String variable, Mustache mustache) {
+                    throw notAPlaceholder(tc, "{{?" + variable + "}} (a block check)");
+                }
+
+                @Override
+                public void partial(TemplateContext tc, String variable, String indent) {
+                    throw notAPlaceholder(tc, "{{>" + variable + "}} (a partial)");
+                }
+
+                @Override
+                public void dynamicPartial(TemplateContext tc, String variable, String indent) {
+                    throw notAPlaceholder(tc, "{{>*" + variable + "}} (a partial)");
+                }
+
+                @Override
+                public void extend(TemplateContext tc, String variable, Mustache mustache) {
+                    throw notAPlaceholder(tc, "{{<" + variable + "}} (inheritance)");
+                }
+
+                @Override
+                public void pragma(TemplateContext tc, String pragma, String args) {
+                    throw notAPlaceholder(tc, "{{%" + pragma + "}} (a pragma)");
+                }
+
+                @Override
+                public void comment(TemplateContext tc, String comment) {
+                    throw notAPlaceholder(tc, "{{!...}} (a comment)");
+                }
+            };
+        }
+
+        private static MustacheException notAPlaceholder(TemplateContext tc, String tag) {
+            return new MustacheException("line " + tc.line() + " has " + abbreviate(tag)
+                    + "; only {{name}} and {{path.to.name}} placeholders are allowed");
+        }
+    }
+
+    /** A {{name}} that records itself as missing when it has no scalar value. */
+    private static final class Placeholder extends ValueCode {
+
+        Placeholder(TemplateContext tc, DefaultMustacheFactory df, String variable) {
+            super(tc, df, variable, true);
+        }
+
+        @Override
+        public Writer execute(Writer writer, List<Object> scopes) {
+            Object value = get(scopes);
+            if (!(value instanceof String || value instanceof Number || value instanceof Boolean)) {
+                ((MissingNames) scopes.get(0)).names().add(name); // absent, null, an object or a list
+            }
+            return super.execute(writer, scopes);
+        }
+    }
+
+    /** Looks values up in the variable maps only (dotted paths), and prints numbers as written. */
+    private static final class VariablesHandler extends MapObjectHandler {
+        @Override
+        public String stringify(Object value) {
+            if (value instanceof BigDecimal d) {
                 // as written (12.50), but never expand an extreme exponent into a huge string
                 return Math.abs(d.scale()) <= 100 ? d.toPlainString() : d.toString();
             }
-            if (current instanceof String || current instanceof Number || current instanceof Boolean) {
-                return current.toString();
-            }
-            return null; // absent, null, a map or a list
-        }
-
-        private static void appendHtmlEscaped(StringBuilder out, String value) {
-            for (int i = 0; i < value.length(); i++) {
-                char c = value.charAt(i);
-                switch (c) {
-                    case '&' -> out.append("&amp;");
-                    case '<' -> out.append("&lt;");
-                    case '>' -> out.append("&gt;");
-                    case '"' -> out.append("&quot;");
-                    case '\'' -> out.append("&#39;");
-                    default -> out.append(c);
-                }
-            }
+            return super.stringify(value);
         }
     }
 }

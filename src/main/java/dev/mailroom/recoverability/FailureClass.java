@@ -5,7 +5,8 @@ import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
- * Why a send failed, in the vocabulary of {@code design.md} §3. The class, not the raw code, decides
+ * Why a send failed, as one of the failure classes the README lists ("When a send fails"). The class,
+ * not the raw code, decides
  * what happens next ({@link RecoverabilityPolicy}); the raw code stays on the {@link Failure}.
  */
 public enum FailureClass {
@@ -36,7 +37,7 @@ public enum FailureClass {
         this.wireName = wireName;
     }
 
-    /** The design's name: used in the mapping file, config keys, metrics, JMS properties and the database. */
+    /** The class's wire name: used in the mapping file, config keys, metrics, JMS properties and the database. */
     public String wireName() {
         return wireName;
     }

@@ -12,7 +12,7 @@ import java.util.Objects;
 import java.util.random.RandomGenerator;
 
 /**
- * The decision after a failure (design §4): a pure function of the failure, the attempt history, the
+ * The decision after a failure (README "When a send fails"): a pure function of the failure, the attempt history, the
  * queue's policy, the validity window and the clock, deterministic given the jitter source. It decides;
  * it never sends, schedules, sleeps or writes.
  *
@@ -22,7 +22,11 @@ import java.util.random.RandomGenerator;
  *       {@code DeadLetter(manual_review)}; {@code poison}: {@code DeadLetter(poison)}; {@code unknown}:
  *       {@code DeadLetter(unmapped_error)}. These verdicts schedule nothing, so they stand whatever the
  *       validity window: a bad recipient is still suppressed and poison still reaches the DLQ.</li>
- *   <li>{@code transient}, {@code ambiguous}, {@code soft_bounce}, {@code internal}:
+ *   <li>{@code ambiguous} to a provider that cannot drop a duplicate (SMTP): {@code Ack(unknown)}, never
+ *       an automatic resend; an operator marks it as sent or sends it again. The same rule
+ *       ({@link ProviderTraits#mayResendAmbiguous()}) as a crash after the point of no return in
+ *       {@link AdmissionPolicy}. To a provider that dedupes by idempotency key it is retried like transient.</li>
+ *   <li>{@code transient}, {@code ambiguous} (deduping provider), {@code soft_bounce}, {@code internal}:
  *       {@code RetryAfter(jittered delay)} while the class's retries last (counted per class from the
  *       history), then {@code DeadLetter(retries_exhausted)} ({@code handler_error} for internal).</li>
  *   <li>{@code throttled}: {@code Throttle(Retry-After, else the class's delay, jittered)}; consumes no
@@ -49,13 +53,17 @@ public final class RecoverabilityPolicy {
      * @param failure   what just failed
      * @param history   the job's failed attempts <em>before</em> this one
      * @param policy    the queue's policy matrix
+     * @param provider  the provider the failed call went to: whether it drops a duplicate decides an
+     *                  ambiguous failure ({@link ProviderTraits#mayResendAmbiguous()})
      * @param expiresAt the end of the job's validity window, or null for none
      * @param now       the time of the decision
      * @param jitter    the jitter source; seeded in tests, so the decision is reproducible
      */
     public static RecoveryAction decide(Failure failure, AttemptHistory history, RetryPolicy policy,
-                                        Instant expiresAt, Instant now, RandomGenerator jitter) {
+                                        ProviderTraits provider, Instant expiresAt, Instant now,
+                                        RandomGenerator jitter) {
         Objects.requireNonNull(failure, "failure");
+        Objects.requireNonNull(provider, "provider");
         Objects.requireNonNull(history, "history");
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(now, "now");
@@ -66,7 +74,9 @@ public final class RecoverabilityPolicy {
             case CONTENT_POLICY -> new DeadLetter(DeadLetter.MANUAL_REVIEW, c);
             case POISON -> new DeadLetter(DeadLetter.POISON, c);
             case UNKNOWN -> new DeadLetter(DeadLetter.UNMAPPED_ERROR, c);
-            case TRANSIENT, AMBIGUOUS, SOFT_BOUNCE, INTERNAL -> retry(c, history, policy, expiresAt, now, jitter);
+            case AMBIGUOUS -> provider.mayResendAmbiguous() ? retry(c, history, policy, expiresAt, now, jitter)
+                    : new Ack(Ack.UNKNOWN);
+            case TRANSIENT, SOFT_BOUNCE, INTERNAL -> retry(c, history, policy, expiresAt, now, jitter);
             case THROTTLED -> throttle(failure, history, policy, expiresAt, now, jitter);
             case SYSTEMIC -> pause(failure, history, policy, expiresAt, now, jitter);
         };
@@ -120,12 +130,11 @@ public final class RecoverabilityPolicy {
     }
 
     private static boolean expired(Instant expiresAt, Instant now) {
-        return expiresAt != null && !now.isBefore(expiresAt);
+        return ValidityCheck.expired(expiresAt, now);
     }
 
-    /** Whether a try {@code delay} from now is still before the end of the window. */
     private static boolean landsInWindow(Duration delay, Instant expiresAt, Instant now) {
-        return expiresAt == null || now.plus(delay).isBefore(expiresAt);
+        return ValidityCheck.landsInWindow(delay, expiresAt, now);
     }
 
     private static Duration max(Duration a, Duration b) {

@@ -4,7 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * What to do with a job after a failure: the only ways out of a handler (design §1). Decided by
+ * What to do with a job after a failure: the only ways out of a handler (each leads to one terminal state
+ * an operator can see, or to another attempt). Decided by
  * {@link RecoverabilityPolicy}; carried out elsewhere (the send consumer, the broker's scheduled
  * delivery, the dead-letter recorder).
  */
@@ -24,6 +25,11 @@ public sealed interface RecoveryAction {
     record Ack(String outcome) implements RecoveryAction {
         /** A recipient that will never accept: no retry, the recipient is suppressed. */
         public static final String BOUNCED_PERMANENT = "bounced_permanent";
+        /**
+         * The call may have reached a provider that cannot drop a duplicate: not sent again automatically;
+         * an operator marks it as sent or sends it again.
+         */
+        public static final String UNKNOWN = "unknown";
 
         public Ack {
             Objects.requireNonNull(outcome, "outcome");

@@ -1,8 +1,8 @@
 /**
- * Recoverability: what a failure is and what to do about it (design.md §3–4), as plain Java with no
+ * Recoverability: what a failure is and what to do about it (README "When a send fails"), as plain Java with no
  * container, JPA or JMS, so every rule is unit-tested.
  *
- * <p>This package owns two decisions and the data behind them:
+ * <p>This package owns three decisions and the data behind them:
  * <ul>
  *   <li><b>Classification.</b> {@link dev.mailroom.recoverability.FailureClassifier} turns a provider's
  *       {@link dev.mailroom.provider.ProviderResponse} into a {@link dev.mailroom.recoverability.Failure}
@@ -14,7 +14,15 @@
  *       {@link dev.mailroom.recoverability.RecoveryAction} (ack, retry, throttle, dead-letter, discard,
  *       pause) from the failure, the job's {@link dev.mailroom.recoverability.AttemptHistory}, the send
  *       queue's {@link dev.mailroom.recoverability.RetryPolicy} and the validity window. Pure: the clock
- *       and the jitter source are arguments.</li>
+ *       and the jitter source are arguments. An {@code ambiguous} failure is resent only to a provider
+ *       that drops duplicates ({@link dev.mailroom.recoverability.ProviderTraits#mayResendAmbiguous()}); to SMTP
+ *       it is {@code Ack(unknown)}.</li>
+ *   <li><b>Admission.</b> {@link dev.mailroom.recoverability.AdmissionPolicy#decide} says, before a send, whether
+ *       a delivery goes on ({@link dev.mailroom.recoverability.Admission}: poison, already finished, duplicate
+ *       message, unknown after a crash by the same ambiguity rule, expired, put back for the rate limit, proceed),
+ *       and {@link dev.mailroom.recoverability.AdmissionPolicy#claim} whether an idempotency key held by another
+ *       job moves over. The ledger gathers the facts and records the decision. Whether a validity window is over
+ *       is {@link dev.mailroom.recoverability.ValidityCheck}'s alone.</li>
  * </ul>
  * It also holds the per-provider {@link dev.mailroom.recoverability.AimdRateLimiter} that throttling
  * feeds. It carries nothing out: the send consumer schedules the broker copy, records the attempt,

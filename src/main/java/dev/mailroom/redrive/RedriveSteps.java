@@ -127,7 +127,7 @@ public class RedriveSteps {
             return;
         }
         Instant now = clock.instant();
-        if (d.getExpiresAt() != null && !now.isBefore(d.getExpiresAt())) {
+        if (dev.mailroom.recoverability.ValidityCheck.expired(d.getExpiresAt(), now)) {
             String why = "expired: its validity window ended at " + d.getExpiresAt() + "; not sent late (redrive "
                     + redriveId + ")";
             actions.transition(d, DeadLetter.Status.discarded, redriveId, actor, why);

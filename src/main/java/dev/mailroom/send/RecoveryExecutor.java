@@ -64,6 +64,11 @@ public class RecoveryExecutor {
                     cause);
         } else if (action instanceof RecoveryAction.Discard d) {
             ledger.finish(p.jobId(), JobState.discarded, "discarded", d.describe() + "; never sent late");
+        } else if (action instanceof RecoveryAction.Ack a && RecoveryAction.Ack.UNKNOWN.equals(a.outcome())) {
+            ledger.unknown(p.jobId(), in, "attempt " + p.attemptNumber() + " through " + failure.provider()
+                    + " passed its point of no return and got no answer (" + failure.text() + "); "
+                    + failure.provider() + " cannot drop a duplicate, so it is not sent again: an operator marks it"
+                    + " as sent or sends it again");
         } else if (action instanceof RecoveryAction.Ack a) {
             ledger.finish(p.jobId(), JobState.valueOf(a.outcome()), a.outcome(), action.describe() + ": " + failure.text());
         } else {

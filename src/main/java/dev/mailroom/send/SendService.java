@@ -17,7 +17,11 @@ import dev.mailroom.provider.MailProvider;
 import dev.mailroom.provider.OutboundMail;
 import dev.mailroom.provider.ProviderCalls;
 import dev.mailroom.provider.ProviderResponse;
+import dev.mailroom.recoverability.Admission;
+import dev.mailroom.recoverability.AdmissionFacts;
+import dev.mailroom.recoverability.AdmissionPolicy;
 import dev.mailroom.recoverability.AimdRateLimiter;
+import dev.mailroom.recoverability.ProviderTraits;
 import dev.mailroom.recoverability.Failure;
 import dev.mailroom.recoverability.FailureClass;
 import dev.mailroom.recoverability.FailureClassifier;
@@ -35,7 +39,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.logging.Logger;
 
 /**
- * The send path for one delivery of one message: parse, render, claim, call the provider, and on a
+ * The send path for one delivery of one message: parse, render, admit (the pure {@link AdmissionPolicy},
+ * through the ledger, which gathers its facts and records its decision), call the provider, and on a
  * failure classify it, decide (the pure {@link RecoverabilityPolicy}) and carry the decision out. Runs
  * inside the delivery's JTA transaction; every way out acknowledges the delivery with its outcome
  * recorded. An exception nobody foresaw propagates: the delivery rolls back and the broker's
@@ -49,8 +54,6 @@ public class SendService {
     static final Duration MAX_PACING = Duration.ofSeconds(1);
     /** A job that fails over is due again at once, on the next provider of its chain. */
     static final Duration FAILOVER_DELAY = Duration.ofMillis(50);
-    /** How long a job that could not get a permit within {@link #MAX_PACING} waits on the broker. */
-    static final Duration RATE_LIMIT_PUT_BACK = Duration.ofSeconds(2);
 
     @Inject
     JobParser parser;
@@ -76,12 +79,13 @@ public class SendService {
     Clock clock;
     @Inject
     Event<UnknownProviderCode> unknownCodes;
+    @Inject
+    Event<SendOutcomeUnknown> unknownSends;
 
     public void handle(Incoming in) {
         ParseResult parsed = parser.parse(in.body());
         if (parsed instanceof ParseResult.Rejected rejected) {
-            deadLetters.poison(in, rejected);
-            metrics.outcome(in.queue(), JobState.dead_lettered.name());
+            poison(in, rejected);
             return;
         }
         SendJob job = ((ParseResult.Parsed) parsed).job();
@@ -89,8 +93,7 @@ public class SendService {
         try {
             content = renderer.render(job);
         } catch (TemplateException e) {
-            deadLetters.poison(in, new ParseResult.Rejected(e.reason(), e.getMessage(), job.messageId()));
-            metrics.outcome(in.queue(), JobState.dead_lettered.name());
+            poison(in, new ParseResult.Rejected(e.reason(), e.getMessage(), job.messageId()));
             return;
         }
 
@@ -109,16 +112,19 @@ public class SendService {
         AimdRateLimiter rateLimiter = guarded.rateLimiter();
 
         Optional<Duration> wait = rateLimiter.tryReserve(MAX_PACING);
-        if (wait.isEmpty()) {
+        wait.ifPresent(SendService::pace);
+        Begin begin = ledger.begin(in, job, traits(provider), wait.isPresent());
+        if (begin instanceof Begin.PutBack putBack) {
             // the provider is slowed down further than a short pause: the job goes back to the broker
-            String copy = executor.scheduleCopy(in, RATE_LIMIT_PUT_BACK, 0);
+            String copy = executor.scheduleCopy(in, putBack.delay(), 0);
             ledger.deferred(in.queue(), job.messageId(), copy, "provider rate limit ("
-                    + String.format("%.1f", rateLimiter.rate()) + "/s): put back for " + RATE_LIMIT_PUT_BACK);
+                    + String.format("%.1f", rateLimiter.rate()) + "/s): put back for " + putBack.delay());
             return;
         }
-        pace(wait.get());
-
-        Begin begin = ledger.begin(in, job, provider.name(), provider.dedupesByIdempotencyKey());
+        if (begin instanceof Begin.Ambiguous) {
+            unknownSends.fire(new SendOutcomeUnknown(provider.name(), in.queue(), job.messageId(), begin.jobId(),
+                    "crash", "the worker died after the point of no return", clock.instant()));
+        }
         if (!(begin instanceof Begin.Proceed proceed)) {
             metrics.outcome(in.queue(), outcomeOf(begin));
             return;
@@ -180,7 +186,25 @@ public class SendService {
                 }
             }
         }
-        decideAndCarryOut(next, provider, proceed, response, failure, null);
+        RecoveryAction action = decideAndCarryOut(next, provider, proceed, response, failure, null);
+        if (action instanceof RecoveryAction.Ack ack && RecoveryAction.Ack.UNKNOWN.equals(ack.outcome())) {
+            unknownSends.fire(new SendOutcomeUnknown(provider.name(), in.queue(), job.messageId(), proceed.jobId(),
+                    "call", JobLedger.describe(response), clock.instant()));
+        }
+    }
+
+    /** The job itself is wrong: admission's first row, carried out by the dead-letter recorder. */
+    private void poison(Incoming in, ParseResult.Rejected rejected) {
+        Admission admission = AdmissionPolicy.decide(AdmissionFacts.rejected(rejected.reason().name(), rejected.detail()));
+        if (!(admission instanceof Admission.Poison)) {
+            throw new IllegalStateException("a rejected job must be poison, not " + admission);
+        }
+        deadLetters.poison(in, rejected);
+        metrics.outcome(in.queue(), JobState.dead_lettered.name());
+    }
+
+    private static ProviderTraits traits(MailProvider provider) {
+        return new ProviderTraits(provider.name(), provider.dedupesByIdempotencyKey());
     }
 
     /** Carries out a failover or a wait for a breaker: nothing reached anybody, no retry used. */
@@ -196,15 +220,16 @@ public class SendService {
         return (r.code() == null ? "" : r.code() + " ") + (r.text() == null ? String.valueOf(r.errorType()) : r.text());
     }
 
-    private void decideAndCarryOut(Incoming in, MailProvider provider, Begin.Proceed proceed, ProviderResponse response,
-                                   Failure failure, Throwable cause) {
+    private RecoveryAction decideAndCarryOut(Incoming in, MailProvider provider, Begin.Proceed proceed,
+                                             ProviderResponse response, Failure failure, Throwable cause) {
         metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
         RecoveryAction action = RecoverabilityPolicy.decide(failure, ledger.historyBefore(proceed.jobId(),
-                        proceed.attemptId()), policies.forQueue(in.queue()), proceed.expiresAt(), clock.instant(),
-                ThreadLocalRandom.current());
+                        proceed.attemptId()), policies.forQueue(in.queue()), traits(provider), proceed.expiresAt(),
+                clock.instant(), ThreadLocalRandom.current());
         ledger.recordFailure(proceed, response, failure, action);
         executor.carryOut(in, proceed, failure, action, cause);
         metrics.outcome(in.queue(), outcomeOf(action));
+        return action;
     }
 
     private static void pace(Duration wait) {

@@ -47,8 +47,9 @@ class BulkSmtpSendIT {
         }
         assertThat(mine.values()).as("deliveries per job").allMatch(n -> n == 1);
 
-        // nothing more trickles in afterwards (a duplicate would arrive late, after a redelivery)
-        Thread.sleep(2000);
+        // nothing more trickles in afterwards: a duplicate would need a redelivery, so once nothing is left on
+        // the queues (ready, scheduled or in delivery) the counts are final
+        Jobs.awaitSendQueuesDrained(env.api(), Duration.ofSeconds(60));
         Map<String, Integer> later = smtp.countsByMessageId();
         assertThat(ids).allMatch(id -> later.get(Jobs.smtpMessageId(id)) == 1);
 

@@ -7,6 +7,7 @@ import dev.mailroom.it.support.ItEnvironment;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -31,11 +32,12 @@ class DeadLetterAlertsIT {
             env.jms().sendText("mail.send", Jobs.job(prefix + i));
             env.api().awaitJson("/api/v1/jobs/" + prefix + i, j -> "dead_lettered".equals(j.path("state").asText()),
                     Duration.ofSeconds(60));
-            Jobs.sleep(3500); // more than the group wait and interval: each arrival is its own alert
+            // the next arrival only once this one has paged: each arrival is its own alert, none is held back
+            // to be grouped with the next
+            int paged = i + 1;
+            await(() -> unmappedPages(start), paged);
         }
-        List<AlertReceiver.Received> pages = await(() -> receiver.since(start).stream()
-                .filter(a -> "DeadLetterArrived".equals(a.label("alertname")))
-                .filter(a -> "unmapped_error".equals(a.label("reason"))).toList(), 3);
+        List<AlertReceiver.Received> pages = unmappedPages(start);
         assertThat(pages).hasSize(3);
         assertThat(pages).allMatch(a -> "page".equals(a.label("severity")) && a.count() == 1
                 && "mail.send".equals(a.label("queue")));
@@ -82,14 +84,18 @@ class DeadLetterAlertsIT {
         assertThat(bursts.get(0).label("queue")).isEqualTo("mail.send");
     }
 
+    private List<AlertReceiver.Received> unmappedPages(Instant start) {
+        return receiver.since(start).stream()
+                .filter(a -> "DeadLetterArrived".equals(a.label("alertname")))
+                .filter(a -> "unmapped_error".equals(a.label("reason"))).toList();
+    }
+
+    /** Polls (bounded) until {@code what} has at least {@code atLeast} alerts; fails if it never does. */
     private static List<AlertReceiver.Received> await(java.util.function.Supplier<List<AlertReceiver.Received>> what,
                                                       int atLeast) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        List<AlertReceiver.Received> got = what.get();
-        while (got.size() < atLeast && System.nanoTime() < deadline) {
-            Jobs.sleep(500);
-            got = what.get();
-        }
-        return got;
+        return Awaitility.await("at least " + atLeast + " alerts")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(300))
+                .until(what::get, got -> got.size() >= atLeast);
     }
 }

@@ -146,6 +146,23 @@ class JmxIT {
     }
 
     @Test
+    void unknownSendActionsReachTheCoreAndRefuseAJobThatIsNotUnknown() throws Exception {
+        String id = Jobs.runPrefix("jmx-unknown") + "sent";
+        env.jms().sendText(SEND, Jobs.job(id));
+        api.awaitJson("/api/v1/jobs/" + id, j -> "sent_to_provider".equals(j.path("state").asText()), Duration.ofSeconds(60));
+        String[] signature = {String.class.getName(), String.class.getName()};
+        assertThat(failure(() -> jmx.invoke(name(SEND), "markSent", new Object[] {id, "JmxIT"}, signature)))
+                .contains("refused (conflict not_unknown)");
+        assertThat(failure(() -> jmx.invoke(name(SEND), "sendAgain", new Object[] {id, "JmxIT"}, signature)))
+                .contains("refused (conflict not_unknown)");
+        assertThat(failure(() -> jmx.invoke(name(SEND), "markSent", new Object[] {id, " "}, signature)))
+                .contains("refused (invalid reason_required)");
+        assertThat(failure(() -> jmx.invoke(name(BULK), "markSent", new Object[] {id, "JmxIT"}, signature)))
+                .as("a job of another queue is not this MBean's").contains("refused (not_found job_not_found)");
+        assertThat(api.getJson("/api/v1/jobs/" + id).path("state").asText()).isEqualTo("sent_to_provider");
+    }
+
+    @Test
     void pausedConsumersLeaveJobsOnTheQueueUntilResumed() throws Exception {
         String id = Jobs.runPrefix("jmx-pause") + "job";
         jmx.invoke(name(SEND), "pauseConsumers", new Object[0], new String[0]);
@@ -155,10 +172,17 @@ class JmxIT {
             assertThat(queueView(BULK).path("paused").asBoolean()).isFalse();
 
             env.jms().sendText(SEND, Jobs.job(id));
-            Jobs.sleep(5000);
+            // a later job on the queue that is not paused is received and sent: the consumers are working,
+            // and the one on the paused queue was sent before it
+            String later = Jobs.runPrefix("jmx-pause-bulk") + "job";
+            env.jms().sendText(BULK, Jobs.job(later));
+            api.awaitJson("/api/v1/jobs/" + later, j -> "sent_to_provider".equals(j.path("state").asText()),
+                    Duration.ofSeconds(60));
             assertThat(Jobs.state(api, id)).as("a job sent while paused is not received").isNull();
             assertThat(sandboxHas(id)).isFalse();
-            assertThat(queueView(SEND).path("depth").asLong()).isGreaterThanOrEqualTo(1);
+            JsonNode waiting = queueView(SEND);
+            assertThat(waiting.path("depth").asLong()).as("still on the queue").isGreaterThanOrEqualTo(1);
+            assertThat(waiting.path("in_flight").asLong()).as("and not being delivered").isZero();
         } finally {
             jmx.invoke(name(SEND), "resumeConsumers", new Object[0], new String[0]);
         }

@@ -4,9 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mailroom.it.support.ApiClient;
 import dev.mailroom.provider.smtp.SmtpProvider;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import org.awaitility.Awaitility;
 
 /** Send jobs and their expectations, as the integration tests write them. */
 final class Jobs {
@@ -61,6 +63,26 @@ final class Jobs {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * Waits (bounded) until no send queue holds a message, ready, scheduled (a retry) or being delivered:
+     * from then on nothing is left that could still reach a provider. The positive check that replaces
+     * "sleep a while and see that nothing more arrived".
+     */
+    static void awaitSendQueuesDrained(ApiClient api, Duration timeout) {
+        Awaitility.await("send queues drained (depth and in-flight 0)")
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(300))
+                .until(() -> {
+                    JsonNode queues = api.getJson("/api/v1/queues");
+                    for (JsonNode q : queues) {
+                        if (q.path("depth").asLong() != 0 || q.path("in_flight").asLong() != 0) {
+                            return false;
+                        }
+                    }
+                    return queues.size() > 0;
+                });
     }
 
     /** The job's state per the API, or null when the API does not know the job (404). */

@@ -68,7 +68,9 @@ class SendPathCrashIT {
             }
         }
         assertThat(pending).as("jobs never finished after the restart").isEmpty();
-        Jobs.sleep(3000); // a duplicate would arrive late
+        // a duplicate would need a redelivery or a retry: once nothing is on the queues (ready, scheduled or in
+        // delivery), the counts below are final
+        Jobs.awaitSendQueuesDrained(env.api(), Duration.ofSeconds(120));
 
         Map<String, Integer> counts = smtp.countsByMessageId();
         List<String> duplicated = ids.stream().filter(id -> counts.getOrDefault(Jobs.smtpMessageId(id), 0) > 1).toList();

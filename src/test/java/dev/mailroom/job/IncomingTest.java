@@ -8,7 +8,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class IncomingTest {
 
     private static Incoming withTraceparent(String traceparent) {
-        return new Incoming("mail.send", "ID:1", false, 1, new byte[0], true, traceparent, null, null, null);
+        return new Incoming("mail.send", "ID:1", false, 1, new byte[0], true, traceparent, null, null, null, null);
     }
 
     @ParameterizedTest(name = "[{index}] {0} -> {1}")

@@ -470,6 +470,24 @@ class JobParserTest {
         assertThat(r.detail().length()).isLessThanOrEqualTo(ParseResult.MAX_DETAIL_CHARS);
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"Subject", "BCC", "bcc", "From", "to", "Cc", "Reply-To", "Sender", "Message-ID",
+            "date", "MIME-Version", "Return-Path", "Content-Type", "content-transfer-encoding",
+            "Content-Disposition", "X-Mailroom-Message-Id", "x-mailroom-idempotency-key"})
+    void aHeaderMailroomOwnsIsASchemaViolation(String name) {
+        Rejected r = rejected(bytes(minimal(j -> j.put("headers", Map.of("X-Fine", "1", name, "v")))));
+        assertThat(r.reason()).isEqualTo(RejectReason.schema_violation);
+        assertThat(r.detail()).isEqualTo("/headers/" + name + ": is a header Mailroom sets itself (addressing and "
+                + "subject come from the job's fields, Content-* and MIME-Version from its content); remove it from headers");
+        assertThat(r.messageId()).isEqualTo("msg-1");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"X-Order", "List-Unsubscribe", "In-Reply-To", "References", "X-Subject", "Contents"})
+    void headersMailroomDoesNotOwnPass(String name) {
+        assertThat(parsed(bytes(minimal(j -> j.put("headers", Map.of(name, "v"))))).headers()).containsEntry(name, "v");
+    }
+
     @Test
     void detailListsEveryViolationSortedByPath() {
         Rejected r = rejected(bytes(minimal(j -> {
@@ -525,13 +543,25 @@ class JobParserTest {
     }
 
     @Test
-    void duplicateNestedKeysAreAllNamed() {
+    void aDuplicateNestedKeyIsNamedByItsPath() {
+        // Jackson's STRICT_DUPLICATE_DETECTION stops at the first duplicate, so the detail names that one
         Rejected r = rejected(utf8("""
                 {"schema_version":1,"message_id":"m","from":"a@example.com","to":["a@example.com"],
                  "template_id":"t","variables":{"user":{"name":"a","name":"b"},"list":[{"k":1,"k":2}]}}"""));
         assertThat(r.reason()).isEqualTo(RejectReason.schema_violation);
-        assertThat(r.detail()).isEqualTo("/variables/user/name: duplicate key (the value is ambiguous); "
-                + "/variables/list/0/k: duplicate key (the value is ambiguous)");
+        assertThat(r.detail()).isEqualTo("/variables/user/name: duplicate key (the value is ambiguous)");
+
+        Rejected inArray = rejected(utf8("""
+                {"schema_version":1,"message_id":"m","from":"a@example.com","to":["a@example.com"],
+                 "template_id":"t","variables":{"list":[{"k":1},{"k":1,"k":2}]}}"""));
+        assertThat(inArray.detail()).isEqualTo("/variables/list/1/k: duplicate key (the value is ambiguous)");
+    }
+
+    @Test
+    void notJsonWinsOverADuplicateKey() {
+        Rejected r = rejected(utf8("{\"schema_version\":1,\"a\":1,\"a\":2} trailing"));
+        assertThat(r.reason()).isEqualTo(RejectReason.not_json);
+        assertThat(rejected(utf8("[{\"a\":1,\"a\":2}]")).reason()).isEqualTo(RejectReason.not_json);
     }
 
     @Test

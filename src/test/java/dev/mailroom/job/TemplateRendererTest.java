@@ -139,6 +139,15 @@ class TemplateRendererTest {
     }
 
     @Test
+    void aNameThatIsAMethodOfTheVariablesMapIsStillMissing() throws Exception {
+        // a reflective lookup would print Map.isEmpty() / Map.size() here
+        Path dir = templates();
+        write(dir, "t", "{\"subject\": \"s\", \"text\": \"{{empty}} {{size}} {{class}} {{names}} {{toString}}\"}");
+        TemplateException e = failure(new TemplateRenderer(dir), templateJob("t", Map.of()));
+        assertThat(e.detail()).endsWith(": empty, size, class, names, toString");
+    }
+
+    @Test
     void nullVariableFromTheParserCountsAsMissing() throws Exception {
         Path dir = templates();
         write(dir, "t", "{\"subject\": \"s\", \"text\": \"{{name}}\"}");
@@ -208,7 +217,16 @@ class TemplateRendererTest {
             "{\"subject\": \"s\", \"text\": \"t\", \"from\": \"x@y.z\"}",
             "{\"subject\": 1, \"text\": \"t\"}",
             "{\"subject\": \"s\", \"text\": \"Hi {{ first name }}\"}",
-            "{\"subject\": \"a\\nb\", \"text\": \"t\"}"})
+            "{\"subject\": \"a\\nb\", \"text\": \"t\"}",
+            // Mustache beyond {{name}}: refused when compiled, so every value goes through the escaping
+            "{\"subject\": \"s\", \"html\": \"{{{first}}}\"}",
+            "{\"subject\": \"s\", \"html\": \"{{&first}}\"}",
+            "{\"subject\": \"s\", \"text\": \"{{#first}}x{{/first}}\"}",
+            "{\"subject\": \"s\", \"text\": \"{{^first}}x{{/first}}\"}",
+            "{\"subject\": \"s\", \"text\": \"{{>first}}\"}",
+            "{\"subject\": \"s\", \"text\": \"{{! note }}\"}",
+            "{\"subject\": \"s\", \"text\": \"{{=<% %>=}}<% first %>\"}",
+            "{\"subject\": \"s\", \"text\": \"Hi {{first\"}"})
     void aBrokenTemplateFileIsADeploymentFaultNotAJobFault(String content) throws Exception {
         Path dir = templates();
         write(dir, "broken", content);

@@ -43,6 +43,9 @@ class RecoverabilityPolicyTest {
     private static final Instant NOW = Instant.parse("2025-03-01T12:00:00Z");
     private static final RetryPolicy DEFAULTS = RetryPolicy.defaults();
     private static final Duration FLOOR = DEFAULTS.floor();
+    /** The provider of the rows that are not about ambiguity: one that drops a duplicate (an HTTP API). */
+    private static final ProviderTraits DEDUPING = new ProviderTraits("http", true);
+    private static final ProviderTraits SMTP = new ProviderTraits("smtp", false);
 
     private static Failure failure(FailureClass c) {
         return new Failure(c, "smtp", "451", "4.3.0", "451 4.3.0 try later", null, null);
@@ -66,7 +69,7 @@ class RecoverabilityPolicyTest {
     }
 
     private static RecoveryAction decide(Failure f, AttemptHistory h, Instant expiresAt) {
-        return RecoverabilityPolicy.decide(f, h, DEFAULTS, expiresAt, NOW, new SplittableRandom(7));
+        return RecoverabilityPolicy.decide(f, h, DEFAULTS, DEDUPING, expiresAt, NOW, new SplittableRandom(7));
     }
 
     // ---------------------------------------------------------------- verdicts that schedule nothing
@@ -155,7 +158,7 @@ class RecoverabilityPolicyTest {
         Instant t = NOW;
         RecoveryAction a;
         do {
-            a = RecoverabilityPolicy.decide(failure(TRANSIENT), h, DEFAULTS, null, t, random);
+            a = RecoverabilityPolicy.decide(failure(TRANSIENT), h, DEFAULTS, DEDUPING, null, t, random);
             actions.add(a);
             h = h.plus(t, TRANSIENT, a);
             t = t.plusSeconds(200);
@@ -263,7 +266,7 @@ class RecoverabilityPolicyTest {
                 "mailroom.policy.q.systemic.delays", "10s,1m,5m",
                 "mailroom.policy.q.systemic.jitter", "none")));
         List<Duration> delays = IntStream.of(0, 1, 2, 7).mapToObj(n -> RecoverabilityPolicy.decide(failure(SYSTEMIC),
-                history(SYSTEMIC, n, false), p, null, NOW, new SplittableRandom(1)))
+                history(SYSTEMIC, n, false), p, DEDUPING, null, NOW, new SplittableRandom(1)))
                 .map(a -> ((Pause) a).delay()).toList();
         assertThat(delays).containsExactly(Duration.ofSeconds(10), Duration.ofMinutes(1), Duration.ofMinutes(5),
                 Duration.ofMinutes(5));
@@ -301,9 +304,9 @@ class RecoverabilityPolicyTest {
         // retry 2 waits exactly 15 s: a window ending at 15 s is too short, at 15.001 s it fits
         AttemptHistory one = history(TRANSIENT, 1, true);
         RandomGenerator r = new SplittableRandom(3);
-        assertThat(RecoverabilityPolicy.decide(failure(TRANSIENT), one, exact, NOW.plusSeconds(15), NOW, r))
+        assertThat(RecoverabilityPolicy.decide(failure(TRANSIENT), one, exact, DEDUPING, NOW.plusSeconds(15), NOW, r))
                 .isEqualTo(new Discard(Discard.EXPIRED));
-        assertThat(RecoverabilityPolicy.decide(failure(TRANSIENT), one, exact, NOW.plusMillis(15_001), NOW, r))
+        assertThat(RecoverabilityPolicy.decide(failure(TRANSIENT), one, exact, DEDUPING, NOW.plusMillis(15_001), NOW, r))
                 .isEqualTo(new RetryAfter(Duration.ofSeconds(15)));
     }
 
@@ -367,7 +370,7 @@ class RecoverabilityPolicyTest {
         List<RecoveryAction> out = new ArrayList<>();
         for (Failure f : List.of(failure(TRANSIENT), throttled(null), failure(SOFT_BOUNCE), failure(TRANSIENT),
                 failure(SOFT_BOUNCE), throttled(null), failure(TRANSIENT), failure(AMBIGUOUS), failure(SYSTEMIC))) {
-            RecoveryAction a = RecoverabilityPolicy.decide(f, h, DEFAULTS, null, NOW, random);
+            RecoveryAction a = RecoverabilityPolicy.decide(f, h, DEFAULTS, DEDUPING, null, NOW, random);
             out.add(a);
             h = h.plus(NOW, f.failureClass(), a);
         }
@@ -383,9 +386,9 @@ class RecoverabilityPolicyTest {
                 "mailroom.policy.mail.reset.transient.delays", "2s",
                 "mailroom.policy.mail.reset.transient.jitter", "none")));
         RandomGenerator r = new SplittableRandom(5);
-        assertThat(RecoverabilityPolicy.decide(failure(TRANSIENT), history(TRANSIENT, 1, true), strict, null, NOW, r))
+        assertThat(RecoverabilityPolicy.decide(failure(TRANSIENT), history(TRANSIENT, 1, true), strict, DEDUPING, null, NOW, r))
                 .isEqualTo(new RetryAfter(Duration.ofSeconds(2)));
-        assertThat(RecoverabilityPolicy.decide(failure(TRANSIENT), history(TRANSIENT, 2, true), strict, null, NOW, r))
+        assertThat(RecoverabilityPolicy.decide(failure(TRANSIENT), history(TRANSIENT, 2, true), strict, DEDUPING, null, NOW, r))
                 .isEqualTo(new DeadLetter(DeadLetter.RETRIES_EXHAUSTED, TRANSIENT));
     }
 
@@ -402,5 +405,44 @@ class RecoverabilityPolicyTest {
         assertThat(new Discard("expired").describe()).isEqualTo("discard: expired");
         assertThat(new Pause("provider:smtp", Duration.ofMinutes(90)).describe())
                 .isEqualTo("pause provider:smtp: retry after 1h30m (no attempt consumed)");
+    }
+
+    // ---------------------------------------------------------------- ambiguous: the provider's traits decide
+
+    static Stream<Arguments> ambiguousByProvider() {
+        Instant past = NOW.minusSeconds(1);
+        return Stream.of(
+                // provider that cannot drop a duplicate (SMTP): never an automatic resend, whatever else holds
+                Arguments.of(SMTP, AttemptHistory.empty(), null, new Ack(Ack.UNKNOWN)),
+                Arguments.of(SMTP, history(AMBIGUOUS, 5, true), null, new Ack(Ack.UNKNOWN)),
+                Arguments.of(SMTP, AttemptHistory.empty(), past, new Ack(Ack.UNKNOWN)),
+                Arguments.of(new ProviderTraits("sandbox", false), AttemptHistory.empty(), null, new Ack(Ack.UNKNOWN)),
+                // provider that dedupes by idempotency key: today's retry with the same key, budget and window apply
+                Arguments.of(DEDUPING, history(AMBIGUOUS, 5, true), null,
+                        new DeadLetter(DeadLetter.RETRIES_EXHAUSTED, AMBIGUOUS)),
+                Arguments.of(DEDUPING, AttemptHistory.empty(), past, new Discard(Discard.EXPIRED)));
+    }
+
+    @ParameterizedTest
+    @MethodSource("ambiguousByProvider")
+    void anAmbiguousFailureIsResentOnlyToAProviderThatDropsDuplicates(ProviderTraits provider, AttemptHistory h,
+                                                                       Instant expiresAt, RecoveryAction expected) {
+        assertThat(RecoverabilityPolicy.decide(failure(AMBIGUOUS), h, DEFAULTS, provider, expiresAt, NOW,
+                new SplittableRandom(7))).isEqualTo(expected);
+    }
+
+    @Test
+    void anAmbiguousFailureToADedupingProviderIsRetriedWithTheSameKey() {
+        assertThat(RecoverabilityPolicy.decide(failure(AMBIGUOUS), AttemptHistory.empty(), DEFAULTS, DEDUPING, null,
+                NOW, new SplittableRandom(7))).isInstanceOf(RetryAfter.class);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = FailureClass.class, names = "AMBIGUOUS", mode = EnumSource.Mode.EXCLUDE)
+    void onlyAmbiguityDependsOnTheProviderTraits(FailureClass c) {
+        Failure f = new Failure(c, "smtp", "451", null, "x", null, null);
+        assertThat(RecoverabilityPolicy.decide(f, AttemptHistory.empty(), DEFAULTS, SMTP, null, NOW, new SplittableRandom(7)))
+                .isEqualTo(RecoverabilityPolicy.decide(f, AttemptHistory.empty(), DEFAULTS, DEDUPING, null, NOW,
+                        new SplittableRandom(7)));
     }
 }

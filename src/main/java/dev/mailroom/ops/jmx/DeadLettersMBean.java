@@ -44,4 +44,10 @@ public interface DeadLettersMBean {
 
     /** Starts the queue's consumers on this node again. */
     void resumeConsumers();
+
+    /** An {@code unknown} job of this queue reached the provider after all: {@code sent_to_provider} (actor jmx, why recorded). */
+    String markSent(String messageId, String reason);
+
+    /** Sends an {@code unknown} job of this queue once more: same bytes, idempotency key and Message-ID (actor jmx). */
+    String sendAgain(String messageId, String reason);
 }

@@ -29,6 +29,8 @@ public final class QueueDeadLetters extends StandardMBean implements DeadLetters
             Map.entry("runRedrive", "Runs a plan of this queue; returns its recovery record as JSON"),
             Map.entry("redriveRecord", "A plan's or run's recovery record as JSON"),
             Map.entry("discard", "Discards one open dead letter of this queue (actor jmx); returns it as JSON"),
+            Map.entry("markSent", "Closes an unknown job of this queue as sent_to_provider (actor jmx, reason recorded)"),
+            Map.entry("sendAgain", "Sends an unknown job of this queue once more: same bytes, key and Message-ID (actor jmx)"),
             Map.entry("pauseConsumers", "Stops the queue's consumers on this node; messages stay on the queue"),
             Map.entry("resumeConsumers", "Starts the queue's consumers on this node again"));
 
@@ -36,7 +38,9 @@ public final class QueueDeadLetters extends StandardMBean implements DeadLetters
             "planRedrive", new String[] {"filterJson"},
             "runRedrive", new String[] {"planId"},
             "redriveRecord", new String[] {"planId"},
-            "discard", new String[] {"deadLetterId", "reason"});
+            "discard", new String[] {"deadLetterId", "reason"},
+            "markSent", new String[] {"messageId", "reason"},
+            "sendAgain", new String[] {"messageId", "reason"});
 
     private final String queue;
     private final QueueOperations operations;
@@ -98,6 +102,16 @@ public final class QueueDeadLetters extends StandardMBean implements DeadLetters
     @Override
     public String discard(long deadLetterId, String reason) {
         return call("discard", () -> operations.discard(queue, deadLetterId, reason));
+    }
+
+    @Override
+    public String markSent(String messageId, String reason) {
+        return call("markSent", () -> operations.markSent(queue, messageId, reason));
+    }
+
+    @Override
+    public String sendAgain(String messageId, String reason) {
+        return call("sendAgain", () -> operations.sendAgain(queue, messageId, reason));
     }
 
     @Override

@@ -8,11 +8,12 @@ import dev.mailroom.deadletter.DeadLetterQueries;
 import dev.mailroom.deadletter.DeadLetterStats;
 import dev.mailroom.platform.BrokerQueues;
 import dev.mailroom.platform.ConsumerControl;
-import dev.mailroom.platform.Refused;
 import dev.mailroom.platform.Json;
+import dev.mailroom.platform.Refused;
 import dev.mailroom.redrive.RedriveRecord;
 import dev.mailroom.redrive.RedriveRequest;
 import dev.mailroom.redrive.Redrives;
+import dev.mailroom.send.UnknownSends;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.control.ActivateRequestContext;
 import jakarta.inject.Inject;
@@ -50,6 +51,8 @@ public class QueueOperations {
     Redrives redrives;
     @Inject
     Clock clock;
+    @Inject
+    UnknownSends unknownSends;
 
     private final ObjectMapper json = Json.snakeCaseMapper();
 
@@ -113,6 +116,29 @@ public class QueueOperations {
         out.put("message_id", d.getMessageId());
         out.put("source_queue", d.getSourceQueue());
         out.put("status", d.getStatus());
+        out.put("actor", ACTOR);
+        out.put("reason", reason == null ? null : reason.trim());
+        return write(out);
+    }
+
+    public String markSent(String queue, String messageId, String reason) {
+        unknownSends.markSent(messageId, queue, ACTOR, reason);
+        return unknownAnswer(queue, messageId, "sent_to_provider", null, reason);
+    }
+
+    public String sendAgain(String queue, String messageId, String reason) {
+        String copy = unknownSends.sendAgain(messageId, queue, ACTOR, reason);
+        return unknownAnswer(queue, messageId, "received", copy, reason);
+    }
+
+    private String unknownAnswer(String queue, String messageId, String state, String copy, String reason) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("message_id", messageId);
+        out.put("queue", queue);
+        out.put("state", state);
+        if (copy != null) {
+            out.put("jms_message_id", copy);
+        }
         out.put("actor", ACTOR);
         out.put("reason", reason == null ? null : reason.trim());
         return write(out);

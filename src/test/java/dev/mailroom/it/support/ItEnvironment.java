@@ -61,6 +61,9 @@ public final class ItEnvironment {
     private final String profile;
     private final Path workDir;
     private final Path profileDir;
+    /** The SMTP provider's read timeout in the SMTP executions. */
+    public static final Duration SMTP_READ_TIMEOUT = Duration.ofSeconds(4);
+
     private final SmtpTestServer smtp;
     private final PostgresServer postgres;
     private final WildFlyServer server;
@@ -251,6 +254,9 @@ public final class ItEnvironment {
                 env.put("MAILROOM_PROVIDER", "smtp");
                 env.put("MAILROOM_SMTP_HOST", "127.0.0.1");
                 env.put("MAILROOM_SMTP_PORT", Integer.toString(smtp.port()));
+                // short enough that a relay answering after it (UnknownSendSmtpIT) costs seconds, long
+                // enough that a loaded loopback relay still answers in time
+                env.put("MAILROOM_SMTP_READ_TIMEOUT_MS", Long.toString(SMTP_READ_TIMEOUT.toMillis()));
             }
             if (PROFILE_BREAKERS.equals(profile)) {
                 primaryRelay = SmtpTestServer.start();

@@ -1,0 +1,87 @@
+package dev.mailroom.send;
+
+import dev.mailroom.job.HeldSend;
+import dev.mailroom.job.Incoming;
+import dev.mailroom.job.JmsMessages;
+import dev.mailroom.job.JobLedger;
+import dev.mailroom.job.MailJob;
+import dev.mailroom.platform.Destinations;
+import dev.mailroom.platform.Refused;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.transaction.Transactional;
+import java.util.List;
+
+/**
+ * An operator's answer to a job whose send is {@code unknown} (it may have reached a provider that cannot
+ * drop a duplicate): "mark as sent" closes it as {@code sent_to_provider}; "send again" republishes its
+ * original bytes to its queue (same idempotency key, same Message-ID), marked
+ * {@link Incoming#SEND_AGAIN_PROPERTY}, and the copy owns the job, which admission then lets through
+ * once. Both are recorded on the job's timeline with who and why.
+ */
+@ApplicationScoped
+public class UnknownSends {
+
+    @Inject
+    JobLedger ledger;
+    @Inject
+    JMSContext jms;
+    @Inject
+    Destinations destinations;
+
+    @Transactional
+    public void markSent(String messageId, String queue, String actor, String reason) {
+        ledger.markSent(job(messageId, queue).getId(), actor, requireReason(reason));
+    }
+
+    /** @return the JMS message id of the copy that was sent */
+    @Transactional
+    public String sendAgain(String messageId, String queue, String actor, String reason) {
+        String why = requireReason(reason);
+        MailJob job = job(messageId, queue);
+        HeldSend held = ledger.heldForSendAgain(job.getId());
+        String copy = publish(job, held);
+        ledger.sendAgain(job.getId(), copy, actor, why);
+        return copy;
+    }
+
+    private MailJob job(String messageId, String queue) {
+        List<MailJob> found = ledger.byMessageId(messageId, queue);
+        if (found.isEmpty()) {
+            throw new Refused.NotFound("job_not_found", "no job with message_id '" + messageId + "'"
+                    + (queue == null ? "" : " on queue " + queue));
+        }
+        if (found.size() > 1) {
+            throw new Refused.Conflict("ambiguous_message_id", "message_id '" + messageId + "' is on several queues "
+                    + found.stream().map(MailJob::getQueue).toList() + "; name the queue");
+        }
+        return found.get(0);
+    }
+
+    private static String requireReason(String reason) {
+        if (reason == null || reason.isBlank()) {
+            throw new Refused.Invalid("reason_required", "say why: {\"reason\": \"...\"} (recorded on the job's timeline)");
+        }
+        if (reason.length() > 1000) {
+            throw new Refused.Invalid("reason_too_long", "a reason is at most 1000 characters");
+        }
+        return reason.strip();
+    }
+
+    private String publish(MailJob job, HeldSend held) {
+        try {
+            Message m = JmsMessages.withBody(jms, held.getPayload(), held.isTextMessage());
+            m.setLongProperty(Incoming.SEND_AGAIN_PROPERTY, job.getId());
+            if (held.getTraceparent() != null) {
+                m.setStringProperty("traceparent", held.getTraceparent());
+            }
+            jms.createProducer().send(destinations.sendQueue(job.getQueue()), m);
+            return m.getJMSMessageID();
+        } catch (JMSException e) {
+            throw new IllegalStateException("cannot send job " + job.getMessageId() + " again to " + job.getQueue(), e);
+        }
+    }
+}

@@ -1,0 +1,296 @@
+package dev.mailroom.job;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.mailroom.platform.MovableClock;
+import dev.mailroom.platform.Refused;
+import dev.mailroom.provider.ProviderResponse;
+import dev.mailroom.recoverability.AttemptHistory;
+import dev.mailroom.recoverability.Failure;
+import dev.mailroom.recoverability.FailureClass;
+import dev.mailroom.recoverability.ProviderTraits;
+import dev.mailroom.recoverability.RecoveryAction;
+import dev.mailroom.testsupport.ComponentDatabase;
+import jakarta.persistence.EntityManager;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Component test of the ledger in the transactional middle: the real {@link JobLedger} on H2 (PostgreSQL
+ * mode, the real migrations) through Hibernate, each call in a real transaction of its own session.
+ * It proves what the admission and claim tables decide is what gets recorded, and that two consumers
+ * claiming one key at once, in two real sessions, end with exactly one sending.
+ */
+class JobLedgerComponentTest {
+
+    private static final ProviderTraits SMTP = new ProviderTraits("smtp", false);
+    private static final ProviderTraits HTTP = new ProviderTraits("http", true);
+    private static final MovableClock CLOCK = new MovableClock(Clock.fixed(Instant.parse("2030-01-01T10:00:00Z"), ZoneOffset.UTC));
+    static final List<Class<?>> ENTITIES = List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class);
+    static ComponentDatabase db;
+    /** How many sessions wait on another one's lock, in this database's own words. */
+    static String blockedSessions;
+    private static int jms;
+
+    @BeforeAll
+    static void database() {
+        db = ComponentDatabase.h2(ENTITIES);
+        blockedSessions = "select count(*) from information_schema.sessions where blocker_id is not null";
+    }
+
+    @AfterAll
+    static void close() {
+        db.close();
+    }
+
+    private static JobLedger ledger(EntityManager em) {
+        JobLedger l = new JobLedger();
+        l.em = em;
+        l.clock = CLOCK;
+        l.validity = new ValidityWindow(k -> Optional.empty());
+        return l;
+    }
+
+    private static String body(String messageId, String key, Instant expiresAt) {
+        return """
+                {"schema_version": 1, "message_id": "%s", "idempotency_key": "%s", "from": "noreply@example.com",
+                 "to": ["alice@example.com"], "subject": "s", "text": "t"%s}""".formatted(messageId, key,
+                expiresAt == null ? "" : ", \"expires_at\": \"" + expiresAt + "\"");
+    }
+
+    private static Incoming delivery(String body) {
+        return new Incoming("mail.send", "ID:c-" + (++jms), false, 1, body.getBytes(StandardCharsets.UTF_8), true,
+                null, null, null, null, null);
+    }
+
+    private static Incoming redelivery(Incoming in) {
+        return new Incoming(in.queue(), in.jmsMessageId(), true, in.deliveryCount() + 1, in.body(), in.textMessage(),
+                null, null, null, null, null);
+    }
+
+    private static SendJob job(Incoming in) {
+        return ((ParseResult.Parsed) new JobParser().parse(in.body())).job();
+    }
+
+    private static Begin begin(Incoming in, ProviderTraits p) {
+        return db.inTransaction(em -> ledger(em).begin(in, job(in), p, true));
+    }
+
+    private static MailJob jobRow(long id) {
+        return db.inTransaction(em -> em.find(MailJob.class, id));
+    }
+
+    private static List<String> timeline(long jobId) {
+        return db.inTransaction(em -> em.createQuery("select e.type from JobEvent e where e.jobId = :j order by e.id",
+                String.class).setParameter("j", jobId).getResultList());
+    }
+
+    private static long claimOwner(String key) {
+        return db.inTransaction(em -> ((Number) em.createNativeQuery(
+                "select job_id from send_claim where idempotency_key = ?1").setParameter(1, key).getSingleResult()).longValue());
+    }
+
+    /** A job that claimed {@code key}, failed definitely (451) and was then discarded as expired: it never reached a provider. */
+    private static long discardedUnsent(String messageId, String key) {
+        Incoming in = delivery(body(messageId, key, null));
+        Begin.Proceed p = (Begin.Proceed) begin(in, SMTP);
+        ProviderResponse refused = new ProviderResponse(ProviderResponse.Status.REJECTED, "smtp", "451", "4.3.0",
+                "try later", null, null, null);
+        db.run(em -> {
+            JobLedger l = ledger(em);
+            l.recordFailure(p, refused, Failure.of(FailureClass.TRANSIENT, refused), new RecoveryAction.Discard("expired"));
+            l.finish(p.jobId(), JobState.discarded, "discarded", "expired");
+        });
+        return p.jobId();
+    }
+
+    @Test
+    void aRedeliveryAfterTheOutcomeIsCommittedIsIgnored() {
+        Incoming in = delivery(body("sent-1", "sent-1", null));
+        Begin.Proceed p = (Begin.Proceed) begin(in, SMTP);
+        db.run(em -> ledger(em).recordSent(p, ProviderResponse.accepted("smtp", "250", "ok", "q1")));
+        assertThat(begin(redelivery(in), SMTP)).isEqualTo(new Begin.AlreadyFinished(p.jobId(), JobState.sent_to_provider));
+        assertThat(timeline(p.jobId())).containsSubsequence("attempt_started", "sent", "redelivery_ignored");
+    }
+
+    @Test
+    void anExpiredJobIsDiscardedBeforeItClaimsItsKey() {
+        Incoming in = delivery(body("late-1", "late-1", CLOCK.instant()));
+        Begin b = begin(in, SMTP);
+        assertThat(b).isInstanceOf(Begin.Expired.class);
+        assertThat(jobRow(b.jobId()).getState()).isEqualTo(JobState.discarded);
+        assertThat(db.<Number>inTransaction(em -> (Number) em.createNativeQuery(
+                "select count(*) from send_claim where idempotency_key = 'late-1'").getSingleResult()).intValue()).isZero();
+    }
+
+    @Test
+    void noRateLimitPermitPutsTheJobBackBeforeItClaimsItsKey() {
+        Incoming in = delivery(body("paced-1", "paced-1", null));
+        Begin b = db.inTransaction(em -> ledger(em).begin(in, job(in), SMTP, false));
+        assertThat(b).isInstanceOf(Begin.PutBack.class);
+        assertThat(((Begin.PutBack) b).delay()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(jobRow(b.jobId()).getAttemptCount()).isZero();
+        assertThat(begin(redelivery(in), SMTP)).isInstanceOf(Begin.Proceed.class);
+    }
+
+    @Test
+    void aCrashAfterThePointOfNoReturnOnSmtpEndsUnknownWithItsBytesHeldThenAnOperatorMarksItSent() {
+        Incoming in = delivery(body("crash-smtp", "crash-smtp", null));
+        Begin.Proceed p = (Begin.Proceed) begin(in, SMTP);
+        db.run(em -> ledger(em).markIrrevocable(p.attemptId()));
+        // the worker dies here; the broker redelivers
+        assertThat(begin(redelivery(in), SMTP)).isEqualTo(new Begin.Ambiguous(p.jobId()));
+        assertThat(jobRow(p.jobId()).getState()).isEqualTo(JobState.unknown);
+        assertThat(db.<String>inTransaction(em -> em.find(JobAttempt.class, p.attemptId()).getOutcome())).isEqualTo("ambiguous");
+        assertThat(db.<byte[]>inTransaction(em -> em.find(HeldSend.class, p.jobId()).getPayload())).isEqualTo(in.body());
+        // a later redelivery is ignored; the key stays with the unknown job
+        assertThat(begin(redelivery(in), SMTP)).isInstanceOf(Begin.AlreadyFinished.class);
+        Incoming other = delivery(body("crash-smtp-2", "crash-smtp", null));
+        assertThat(begin(other, SMTP)).isInstanceOf(Begin.DuplicateKey.class);
+
+        db.run(em -> ledger(em).markSent(p.jobId(), "operator", "in the relay's log"));
+        assertThat(jobRow(p.jobId()).getState()).isEqualTo(JobState.sent_to_provider);
+        assertThat(db.<HeldSend>inTransaction(em -> em.find(HeldSend.class, p.jobId()))).isNull();
+        assertThat(db.<String>inTransaction(em -> em.createQuery("select e.actor from JobEvent e where e.jobId = :j and e.type = 'marked_sent'",
+                String.class).setParameter("j", p.jobId()).getSingleResult())).isEqualTo("operator");
+        assertThatThrownBy(() -> db.run(em -> ledger(em).markSent(p.jobId(), "operator", "again")))
+                .isInstanceOf(Refused.Conflict.class);
+    }
+
+    @Test
+    void aCrashAfterThePointOfNoReturnOnADedupingProviderSendsAgainWithTheSameKey() {
+        Incoming in = delivery(body("crash-http", "crash-http", null));
+        Begin.Proceed p = (Begin.Proceed) begin(in, HTTP);
+        db.run(em -> ledger(em).markIrrevocable(p.attemptId()));
+        Begin again = begin(redelivery(in), HTTP);
+        assertThat(again).isInstanceOf(Begin.Proceed.class);
+        assertThat(((Begin.Proceed) again).attemptNumber()).isEqualTo(2);
+        assertThat(timeline(p.jobId())).contains("attempt_ambiguous");
+    }
+
+    @Test
+    void sendAgainReopensAnUnknownJobForExactlyItsCopy() {
+        Incoming in = delivery(body("again-1", "again-1", null));
+        Begin.Proceed p = (Begin.Proceed) begin(in, SMTP);
+        db.run(em -> ledger(em).markIrrevocable(p.attemptId()));
+        begin(redelivery(in), SMTP);
+        Incoming copy = new Incoming("mail.send", "ID:copy-again-1", false, 1, in.body(), true, null, null, null, null, p.jobId());
+        db.run(em -> {
+            JobLedger l = ledger(em);
+            assertThat(l.heldForSendAgain(p.jobId()).getPayload()).isEqualTo(in.body());
+            l.sendAgain(p.jobId(), copy.jmsMessageId(), "operator", "not in the relay's log");
+        });
+        // the original's late redelivery is not the owner; the copy is admitted once, under the same key
+        assertThat(begin(redelivery(in), SMTP)).isInstanceOf(Begin.DuplicateMessage.class);
+        Begin.Proceed second = (Begin.Proceed) begin(copy, SMTP);
+        assertThat(second.jobId()).isEqualTo(p.jobId());
+        db.run(em -> ledger(em).recordSent(second, ProviderResponse.accepted("smtp", "250", "ok", "q2")));
+        assertThat(begin(redelivery(copy), SMTP)).isInstanceOf(Begin.AlreadyFinished.class);
+        assertThat(timeline(p.jobId())).containsSubsequence("ambiguous_not_resent", "send_again", "attempt_started", "sent");
+        assertThat(db.<List<String>>inTransaction(em -> em.createQuery("select e.detail from JobEvent e where e.jobId = :j"
+                + " and e.type = 'attempt_started' order by e.id", String.class).setParameter("j", p.jobId()).getResultList()))
+                .last().asString().contains("send again");
+    }
+
+    @Test
+    void aKeyWhoseHolderEndedUnsentIsTakenOverAndBothTimelinesSaySo() {
+        long first = discardedUnsent("released-1", "released");
+        Begin b = begin(delivery(body("released-2", "released", null)), SMTP);
+        assertThat(b).isInstanceOf(Begin.Proceed.class);
+        assertThat(claimOwner("released")).isEqualTo(b.jobId());
+        assertThat(timeline(first)).endsWith("idempotency_key_released");
+        assertThat(timeline(b.jobId())).containsSubsequence("idempotency_key_taken_over", "attempt_started");
+    }
+
+    @Test
+    void aKeyWhoseHolderWasSentIsUnknownOrInFlightIsKept() {
+        // in flight: claimed, attempt started
+        Begin.Proceed inFlight = (Begin.Proceed) begin(delivery(body("kept-1", "kept", null)), SMTP);
+        assertThat(begin(delivery(body("kept-2", "kept", null)), SMTP)).isEqualTo(new Begin.DuplicateKey(
+                inFlight.jobId() + 1, inFlight.jobId()));
+        // sent
+        db.run(em -> ledger(em).recordSent(inFlight, ProviderResponse.accepted("smtp", "250", "ok", "q")));
+        assertThat(begin(delivery(body("kept-3", "kept", null)), SMTP)).isInstanceOf(Begin.DuplicateKey.class);
+        assertThat(claimOwner("kept")).isEqualTo(inFlight.jobId());
+    }
+
+    @Test
+    void twoConsumersTakingOverOneReleasedKeyInTwoSessions_exactlyOneSends() throws Exception {
+        discardedUnsent("race-0", "race");
+        Incoming a = delivery(body("race-a", "race", null));
+        Incoming b = delivery(body("race-b", "race", null));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        EntityManager sessionA = db.session();
+        try {
+            sessionA.getTransaction().begin();
+            Begin first = ledger(sessionA).begin(a, job(a), SMTP, true); // holds the claim row's lock, uncommitted
+            assertThat(first).isInstanceOf(Begin.Proceed.class);
+            Future<Begin> second = pool.submit(() -> begin(b, SMTP));
+            // the second session waits on the first one's lock: it cannot decide before the first commits
+            await().atMost(Duration.ofSeconds(10)).until(() -> db.<Number>inTransaction(em -> (Number) em.createNativeQuery(
+                    blockedSessions).getSingleResult()).intValue() == 1);
+            assertThat(second).isNotDone();
+            sessionA.getTransaction().commit();
+            Begin loser = second.get();
+            assertThat(loser).isEqualTo(new Begin.DuplicateKey(loser.jobId(), first.jobId()));
+            assertThat(claimOwner("race")).isEqualTo(first.jobId());
+            assertThat(jobRow(loser.jobId()).getState()).isEqualTo(JobState.duplicate_suppressed);
+        } finally {
+            if (sessionA.getTransaction().isActive()) {
+                sessionA.getTransaction().rollback();
+            }
+            sessionA.close();
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void twoConsumersClaimingOneKeyAtTheSameInstant_exactlyOneSendsEveryTime() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 15; round++) {
+                String key = "burst-" + round;
+                boolean released = round % 2 == 1; // odd rounds race for a released key, even ones for a new key
+                if (released) {
+                    discardedUnsent(key + "-0", key);
+                }
+                CyclicBarrier start = new CyclicBarrier(2);
+                List<Future<Begin>> both = new ArrayList<>();
+                for (String side : List.of("a", "b")) {
+                    Incoming in = delivery(body(key + "-" + side, key, null));
+                    both.add(pool.submit(() -> {
+                        start.await();
+                        return begin(in, SMTP);
+                    }));
+                }
+                List<Begin> results = new ArrayList<>();
+                for (Future<Begin> f : both) {
+                    results.add(f.get());
+                }
+                assertThat(results).as("round %d (released key: %s)", round, released)
+                        .filteredOn(r -> r instanceof Begin.Proceed).hasSize(1);
+                assertThat(results).filteredOn(r -> r instanceof Begin.DuplicateKey).hasSize(1);
+                long winner = results.stream().filter(r -> r instanceof Begin.Proceed).findFirst().orElseThrow().jobId();
+                assertThat(claimOwner(key)).isEqualTo(winner);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

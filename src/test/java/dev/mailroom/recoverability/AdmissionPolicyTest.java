@@ -1,0 +1,146 @@
+package dev.mailroom.recoverability;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mailroom.recoverability.AdmissionFacts.Interrupted;
+import java.time.Instant;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+
+/** {@link AdmissionPolicy}: every row of the admission table and of the idempotency-claim table. */
+class AdmissionPolicyTest {
+
+    private static final Instant NOW = Instant.parse("2025-03-01T12:00:00Z");
+    private static final Instant LATER = NOW.plusSeconds(60);
+    private static final ProviderTraits SMTP = new ProviderTraits("smtp", false);
+    private static final ProviderTraits HTTP = new ProviderTraits("http", true);
+
+    /** A delivery of a job in {@code state}, owned by it, no interrupted attempt, in its window, with a permit. */
+    private static AdmissionFacts fresh(String state, boolean finished) {
+        return new AdmissionFacts(null, state, finished, true, null, LATER, NOW, true);
+    }
+
+    private static AdmissionFacts with(AdmissionFacts f, boolean owned, Interrupted interrupted, Instant expiresAt,
+                                       boolean permit) {
+        return new AdmissionFacts(f.rejection(), f.state(), f.finished(), owned, interrupted, expiresAt, NOW, permit);
+    }
+
+    static Stream<Arguments> admissionRows() {
+        AdmissionFacts received = fresh("received", false);
+        AdmissionFacts retry = fresh("retry_scheduled", false);
+        Interrupted smtpPastPoint = new Interrupted(2, true, SMTP);
+        Interrupted httpPastPoint = new Interrupted(2, true, HTTP);
+        Interrupted smtpBeforePoint = new Interrupted(2, false, SMTP);
+        return Stream.of(
+                // 1. the job itself is wrong: poison, whatever else
+                Arguments.of("poison", AdmissionFacts.rejected("not_json", "line 1"), new Admission.Poison("not_json", "line 1")),
+                Arguments.of("template error", AdmissionFacts.rejected("template_missing", "no template x"),
+                        new Admission.Poison("template_missing", "no template x")),
+                // 2. already finished: a redelivery never sends twice (before ownership, expiry, anything)
+                Arguments.of("sent", fresh("sent_to_provider", true), new Admission.AlreadyFinished("sent_to_provider")),
+                Arguments.of("unknown", with(fresh("unknown", true), false, smtpPastPoint, NOW, false),
+                        new Admission.AlreadyFinished("unknown")),
+                Arguments.of("discarded", fresh("discarded", true), new Admission.AlreadyFinished("discarded")),
+                // 3. another JMS message owns the job
+                Arguments.of("duplicate JMS message", with(received, false, null, NOW, false), new Admission.DuplicateMessage()),
+                // 4. a crash after the point of no return: the one ambiguity rule
+                Arguments.of("crash past the point, SMTP", with(retry, true, smtpPastPoint, NOW, false),
+                        new Admission.Unknown(2, "smtp")),
+                Arguments.of("crash past the point, deduping provider", with(retry, true, httpPastPoint, LATER, true),
+                        new Admission.Proceed()),
+                Arguments.of("crash before the point, SMTP", with(retry, true, smtpBeforePoint, LATER, true),
+                        new Admission.Proceed()),
+                // 5. expired: never sent late (the window is checked in ValidityCheck)
+                Arguments.of("expired at the instant", with(received, true, null, NOW, true), new Admission.Expired(NOW)),
+                Arguments.of("expired, crash before the point", with(retry, true, smtpBeforePoint, NOW.minusSeconds(1), true),
+                        new Admission.Expired(NOW.minusSeconds(1))),
+                Arguments.of("expired, no permit either", with(received, true, null, NOW, false), new Admission.Expired(NOW)),
+                // 6. no rate-limit permit: back to the broker, before any claim
+                Arguments.of("rate limit", with(received, true, null, LATER, false),
+                        new Admission.PutBack(AdmissionPolicy.RATE_LIMIT_PUT_BACK)),
+                Arguments.of("rate limit, no window", with(received, true, null, null, false),
+                        new Admission.PutBack(AdmissionPolicy.RATE_LIMIT_PUT_BACK)),
+                // 7. admitted
+                Arguments.of("first delivery", received, new Admission.Proceed()),
+                Arguments.of("no window", with(received, true, null, null, true), new Admission.Proceed()),
+                Arguments.of("retry copy", retry, new Admission.Proceed()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("admissionRows")
+    void admission(String row, AdmissionFacts facts, Admission expected) {
+        assertThat(AdmissionPolicy.decide(facts)).isEqualTo(expected);
+    }
+
+    @Test
+    void everyAdmissionIsReachable() {
+        Set<Class<?>> reached = admissionRows().map(a -> a.get()[2].getClass()).collect(Collectors.toSet());
+        assertThat(reached).containsExactlyInAnyOrder(Admission.class.getPermittedSubclasses());
+    }
+
+    // ---------------------------------------------------------------- idempotency claims
+
+    static Stream<Arguments> claimRows() {
+        return Stream.of(
+                // the job holds it already (a redelivery, a retry, a replay)
+                Arguments.of(new ClaimFacts(7, 7, "retry_scheduled", true, false), new ClaimDecision.Held()),
+                // the holder ended without any provider taking the mail: the key moves over
+                Arguments.of(new ClaimFacts(8, 7, "discarded", false, false),
+                        new ClaimDecision.TakeOver(7, "it ended discarded without any provider taking the mail")),
+                Arguments.of(new ClaimFacts(8, 7, "dead_lettered", false, false),
+                        new ClaimDecision.TakeOver(7, "it ended dead_lettered without any provider taking the mail")),
+                // ... unless its dead letter may still be replayed
+                Arguments.of(new ClaimFacts(8, 7, "dead_lettered", false, true),
+                        new ClaimDecision.Kept(7, "its dead letter is still open")),
+                // ... or an attempt may have reached the provider (an ambiguous retry, then expired)
+                Arguments.of(new ClaimFacts(8, 7, "discarded", true, false),
+                        new ClaimDecision.Kept(7, "it is discarded but an attempt may have reached the provider")),
+                // sent: never again
+                Arguments.of(new ClaimFacts(8, 7, "sent_to_provider", true, false), new ClaimDecision.Kept(7, "it was sent")),
+                Arguments.of(new ClaimFacts(8, 7, "delivered", true, false), new ClaimDecision.Kept(7, "it was sent")),
+                Arguments.of(new ClaimFacts(8, 7, "bounced", true, false), new ClaimDecision.Kept(7, "it was sent")),
+                Arguments.of(new ClaimFacts(8, 7, "complained", true, false), new ClaimDecision.Kept(7, "it was sent")),
+                // unknown: may have been sent
+                Arguments.of(new ClaimFacts(8, 7, "unknown", true, false),
+                        new ClaimDecision.Kept(7, "it may have been sent: unknown")),
+                // in flight
+                Arguments.of(new ClaimFacts(8, 7, "received", false, false),
+                        new ClaimDecision.Kept(7, "it is in flight (received)")),
+                Arguments.of(new ClaimFacts(8, 7, "sending", false, false),
+                        new ClaimDecision.Kept(7, "it is in flight (sending)")),
+                Arguments.of(new ClaimFacts(8, 7, "retry_scheduled", false, false),
+                        new ClaimDecision.Kept(7, "it is in flight (retry_scheduled)")),
+                // anything else keeps it (the recipient refused for good; a state added later)
+                Arguments.of(new ClaimFacts(8, 7, "bounced_permanent", false, false),
+                        new ClaimDecision.Kept(7, "it is bounced_permanent")));
+    }
+
+    @ParameterizedTest
+    @MethodSource("claimRows")
+    void claim(ClaimFacts facts, ClaimDecision expected) {
+        assertThat(AdmissionPolicy.claim(facts)).isEqualTo(expected);
+    }
+
+    @Test
+    void everyClaimDecisionIsReachable() {
+        Set<Class<?>> reached = claimRows().map(a -> a.get()[1].getClass()).collect(Collectors.toSet());
+        assertThat(reached).containsExactlyInAnyOrder(ClaimDecision.class.getPermittedSubclasses());
+    }
+
+    @Test
+    void theCrashPathAndTheCallPathShareOneAmbiguityRule() {
+        for (ProviderTraits p : new ProviderTraits[] {SMTP, HTTP}) {
+            boolean crashResends = !(AdmissionPolicy.decide(with(fresh("sending", false), true,
+                    new Interrupted(1, true, p), LATER, true)) instanceof Admission.Unknown);
+            boolean callResends = !(RecoverabilityPolicy.decide(new Failure(FailureClass.AMBIGUOUS, p.name(), null, null,
+                    "read timed out", null, null), AttemptHistory.empty(), RetryPolicy.defaults(), p, LATER, NOW,
+                    new java.util.SplittableRandom(1)) instanceof RecoveryAction.Ack);
+            assertThat(crashResends).as(p.name()).isEqualTo(callResends).isEqualTo(p.mayResendAmbiguous());
+        }
+    }
+}

@@ -1,0 +1,293 @@
+package dev.mailroom.send;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mailroom.deadletter.DeadLetter;
+import dev.mailroom.deadletter.DeadLetterRecorder;
+import dev.mailroom.job.HeldSend;
+import dev.mailroom.job.Incoming;
+import dev.mailroom.job.JobAttempt;
+import dev.mailroom.job.JobComponents;
+import dev.mailroom.job.JobEvent;
+import dev.mailroom.job.JobLedger;
+import dev.mailroom.job.JobState;
+import dev.mailroom.job.MailJob;
+import dev.mailroom.job.ParseResult;
+import dev.mailroom.platform.ClockProducer;
+import dev.mailroom.platform.MailroomConfig;
+import dev.mailroom.platform.MailroomMetrics;
+import dev.mailroom.provider.MailProvider;
+import dev.mailroom.provider.OutboundMail;
+import dev.mailroom.provider.ProviderCalls;
+import dev.mailroom.provider.ProviderResponse;
+import dev.mailroom.provider.SendCheckpoint;
+import dev.mailroom.recoverability.RecoverabilityComponents;
+import dev.mailroom.testsupport.ComponentDatabase;
+import dev.mailroom.testsupport.SystemProperties;
+import dev.mailroom.testsupport.TestTransactions;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.smallrye.config.inject.ConfigExtension;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Function;
+import org.jboss.weld.environment.se.Weld;
+import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Component test (Weld SE, H2 through Hibernate, real transactions per {@code @Transactional}): the send
+ * path's {@link SendService}, {@link JobLedger} and {@link RecoveryExecutor} as the server wires them, with
+ * only the broker (a scheduled copy is recorded, not sent) and the provider (scripted) standing in. It
+ * proves the admission rows and the one ambiguity rule are carried out: a timeout after the point of no
+ * return ends {@code unknown} with its bytes held and an event fired on SMTP, and is retried with the same
+ * key on a provider that drops duplicates.
+ */
+class SendServiceCdiTest {
+
+    /** What the scripted provider answers; set per test before the container starts. */
+    static volatile String providerName = "smtp";
+    static volatile boolean dedupes;
+    static final Queue<Function<SendCheckpoint, ProviderResponse>> SCRIPT = new ConcurrentLinkedQueue<>();
+    static final List<String> COPIES = new ArrayList<>();
+    static final List<Duration> COPY_DELAYS = new ArrayList<>();
+    static final List<String> POISONED = new ArrayList<>();
+    static final List<SendOutcomeUnknown> UNKNOWN = new ArrayList<>();
+
+    /** Thrown by the provider to stand for the process dying mid-call: nothing of ours catches an Error. */
+    static final class Crash extends Error {
+    }
+
+    /** The stand-ins: the provider, the broker side of the executor and of the dead-letter recorder, metrics. */
+    @ApplicationScoped
+    static class StandIns {
+        @Produces
+        @Singleton
+        MailProvider provider() {
+            return new MailProvider() {
+                @Override
+                public String name() {
+                    return providerName;
+                }
+
+                @Override
+                public boolean dedupesByIdempotencyKey() {
+                    return dedupes;
+                }
+
+                @Override
+                public ProviderResponse send(OutboundMail mail, SendCheckpoint checkpoint) {
+                    return SCRIPT.remove().apply(checkpoint);
+                }
+            };
+        }
+
+        @Produces
+        @Singleton
+        RecoveryExecutor executor(JobLedger ledger, DeadLetterRecorder deadLetters, Clock clock) {
+            RecoveryExecutor e = new RecoveryExecutor() {
+                @Override
+                public String scheduleCopy(Incoming in, Duration delay, int attemptsSoFar) {
+                    synchronized (COPIES) {
+                        COPIES.add(in.jmsMessageId());
+                        COPY_DELAYS.add(delay);
+                        return "ID:copy-" + COPIES.size();
+                    }
+                }
+            };
+            e.ledger = ledger;
+            e.deadLetters = deadLetters;
+            e.clock = clock;
+            return e;
+        }
+
+        @Produces
+        @Singleton
+        DeadLetterRecorder deadLetters() {
+            return new DeadLetterRecorder() {
+                @Override
+                public DeadLetter poison(Incoming in, ParseResult.Rejected rejected) {
+                    POISONED.add(rejected.reason().name());
+                    return null;
+                }
+            };
+        }
+
+        @Produces
+        @Singleton
+        MeterRegistry registry() {
+            return new SimpleMeterRegistry();
+        }
+
+        void unknown(@Observes SendOutcomeUnknown u) {
+            UNKNOWN.add(u);
+        }
+    }
+
+    private final SystemProperties properties = new SystemProperties();
+    private ComponentDatabase db;
+    private WeldContainer cdi;
+    private int jms;
+
+    @BeforeEach
+    void reset() {
+        SCRIPT.clear();
+        COPIES.clear();
+        COPY_DELAYS.clear();
+        POISONED.clear();
+        UNKNOWN.clear();
+        db = ComponentDatabase.h2(List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class));
+        TestTransactions.use(db);
+    }
+
+    @AfterEach
+    void close() {
+        if (cdi != null) {
+            cdi.close();
+        }
+        db.close();
+        properties.restore();
+    }
+
+    private SendService boot(String provider, boolean providerDedupes) {
+        providerName = provider;
+        dedupes = providerDedupes;
+        properties.set("mailroom.provider", provider);
+        cdi = new Weld("send-service-" + System.nanoTime())
+                .disableDiscovery()
+                .addExtension(new ConfigExtension())
+                .addServices(new TestTransactions.Jpa())
+                .addBeanClasses(SendService.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
+                        RecoverabilityComponents.class, ProviderCalls.class, ClockProducer.class, MailroomMetrics.class,
+                        StandIns.class)
+                .addBeanClasses(TestTransactions.INTERCEPTORS.toArray(Class<?>[]::new))
+                .initialize();
+        return cdi.select(SendService.class).get();
+    }
+
+    private Incoming delivery(String body) {
+        return new Incoming("mail.send", "ID:d-" + (++jms), false, 1, body.getBytes(StandardCharsets.UTF_8), true,
+                null, null, null, null, null);
+    }
+
+    private static Incoming redelivery(Incoming in) {
+        return new Incoming(in.queue(), in.jmsMessageId(), true, in.deliveryCount() + 1, in.body(), true, null, null,
+                null, null, null);
+    }
+
+    private static String job(String id) {
+        return """
+                {"schema_version": 1, "message_id": "%s", "from": "noreply@example.com", "to": ["alice@example.com"],
+                 "subject": "s", "text": "t"}""".formatted(id);
+    }
+
+    private static void handle(SendService send, Incoming in) throws Exception {
+        TestTransactions.delivery(() -> {
+            send.handle(in);
+            return null;
+        });
+    }
+
+    private MailJob jobRow(String messageId) {
+        return db.inTransaction(em -> em.createQuery("select j from MailJob j where j.messageId = :m", MailJob.class)
+                .setParameter("m", messageId).getSingleResult());
+    }
+
+    private List<String> timeline(long jobId) {
+        return db.inTransaction(em -> em.createQuery("select e.type from JobEvent e where e.jobId = :j order by e.id",
+                String.class).setParameter("j", jobId).getResultList());
+    }
+
+    private static ProviderResponse timeoutAfterTheFinalDot(SendCheckpoint checkpoint, String provider) {
+        checkpoint.beforeIrrevocableWrite();
+        return new ProviderResponse(ProviderResponse.Status.AMBIGUOUS, provider, null, null, "Read timed out",
+                null, null, "java.net.SocketTimeoutException");
+    }
+
+    @Test
+    void aReadTimeoutAfterTheFinalDotOnSmtpEndsUnknownWithItsBytesHeldAndAnEvent() throws Exception {
+        SendService send = boot("smtp", false);
+        SCRIPT.add(c -> timeoutAfterTheFinalDot(c, "smtp"));
+        Incoming in = delivery(job("timeout-smtp"));
+        handle(send, in);
+
+        MailJob j = jobRow("timeout-smtp");
+        assertThat(j.getState()).isEqualTo(JobState.unknown);
+        assertThat(COPIES).as("never resent by itself").isEmpty();
+        assertThat(db.<byte[]>inTransaction(em -> em.find(HeldSend.class, j.getId()).getPayload())).isEqualTo(in.body());
+        assertThat(timeline(j.getId())).containsSubsequence("attempt_started", "attempt_failed", "ambiguous_not_resent");
+        assertThat(UNKNOWN).singleElement().satisfies(u -> {
+            assertThat(u.path()).isEqualTo("call");
+            assertThat(u.messageId()).isEqualTo("timeout-smtp");
+            assertThat(u.provider()).isEqualTo("smtp");
+        });
+        // a redelivery of the same message changes nothing
+        handle(send, redelivery(in));
+        assertThat(jobRow("timeout-smtp").getAttemptCount()).isEqualTo(1);
+        assertThat(SCRIPT).isEmpty();
+    }
+
+    @Test
+    void theSameTimeoutOnAProviderThatDropsDuplicatesIsRetriedWithTheSameKey() throws Exception {
+        SendService send = boot("http", true);
+        SCRIPT.add(c -> timeoutAfterTheFinalDot(c, "http"));
+        handle(send, delivery(job("timeout-http")));
+
+        assertThat(jobRow("timeout-http").getState()).isEqualTo(JobState.retry_scheduled);
+        assertThat(COPIES).hasSize(1);
+        assertThat(UNKNOWN).isEmpty();
+    }
+
+    @Test
+    void aWorkerDyingAfterThePointOfNoReturnIsUnknownOnRedeliveryWithAnEvent() throws Exception {
+        SendService send = boot("smtp", false);
+        SCRIPT.add(c -> {
+            c.beforeIrrevocableWrite();
+            throw new Crash();
+        });
+        Incoming in = delivery(job("crash-smtp"));
+        assertThatThrownBy(() -> handle(send, in)).isInstanceOf(Crash.class);
+        assertThat(jobRow("crash-smtp").getState()).as("the attempt was committed on its own").isEqualTo(JobState.sending);
+
+        handle(send, redelivery(in));
+        assertThat(jobRow("crash-smtp").getState()).isEqualTo(JobState.unknown);
+        assertThat(UNKNOWN).singleElement().satisfies(u -> assertThat(u.path()).isEqualTo("crash"));
+        assertThat(SCRIPT).isEmpty();
+    }
+
+    @Test
+    void aJobThatCannotBeReadIsPoisonWithoutAProviderCall() throws Exception {
+        SendService send = boot("smtp", false);
+        handle(send, delivery("{ not json"));
+        assertThat(POISONED).containsExactly("not_json");
+    }
+
+    @Test
+    void withoutARateLimitPermitTheDeliveryGoesBackBeforeAnyClaim() throws Exception {
+        properties.set("mailroom.rate-limit.smtp.max-per-second", "0.2");
+        SendService send = boot("smtp", false);
+        SCRIPT.add(c -> ProviderResponse.accepted("smtp", "250", "ok", "q1"));
+        handle(send, delivery(job("paced-1")));
+        handle(send, delivery(job("paced-2")));
+
+        assertThat(jobRow("paced-1").getState()).isEqualTo(JobState.sent_to_provider);
+        MailJob second = jobRow("paced-2");
+        assertThat(second.getState()).isEqualTo(JobState.received);
+        assertThat(second.getAttemptCount()).isZero();
+        assertThat(second.getJmsMessageId()).as("the copy owns the job").isEqualTo("ID:copy-1");
+        assertThat(COPY_DELAYS).containsExactly(Duration.ofSeconds(2));
+        assertThat(timeline(second.getId())).containsExactly("received", "deferred");
+    }
+}
