@@ -259,6 +259,7 @@ function queueCard(name, figures, groups) {
         h('div', {class: 'label'}, 'messages waiting on the queue')) : null,
       figures && figures.paused !== undefined ? h('div', {class: 'figure'}, h('div', {class: 'value'}, figures.paused ? 'paused' : 'consuming'),
         h('div', {class: 'label'}, 'consumers')) : null),
+    figures && figures.paused ? pausedBanner(name, figures) : null,
     h('h3', {}, 'Dead-letter arrivals ', range),
     chartBox,
     h('h3', {}, 'Top failure groups (open)'),
@@ -270,6 +271,27 @@ function queueCard(name, figures, groups) {
       'failure-groups', (r) => ({testid: 'failure-group', 'data-reason': r.g.reason})),
     h('p', {}, h('a', {href: '#/dead-letters' + query({queue: name, status: 'open'}), testid: 'queue-list-link'},
       `See all open dead letters of ${name}`)));
+}
+
+/** A stopped line: why and since when, and (for an operator) the button that starts it again. */
+function pausedBanner(name, figures) {
+  const resume = async (e) => {
+    e.target.disabled = true;
+    try {
+      await post(`/queues/${encodeURIComponent(name)}/resume`);
+      flash(`Consumers of ${name} resumed.`);
+    } catch (err) {
+      flash('Resuming failed: ' + err.message, true);
+    }
+    route();
+  };
+  return h('div', {class: 'paused-banner', testid: 'paused-banner', 'data-reason': figures.paused_reason || ''},
+    h('span', {class: 'status status-paused', testid: 'paused-badge'}, 'paused: ' + (figures.paused_reason || 'by hand')),
+    ' since ', figures.paused_since ? when(figures.paused_since) : '—',
+    figures.paused_detail ? h('div', {class: 'hint', testid: 'paused-detail'}, figures.paused_detail) : null,
+    h('p', {class: 'hint'}, 'Its jobs wait on the broker: nothing is dead-lettered and no retry is used. ',
+      'A probe starts it again when the cause is gone; resume by hand once you have fixed it.'),
+    h('button', actionAttrs({type: 'button', testid: 'queue-resume-button', onclick: resume}), `Resume ${name}`));
 }
 
 async function loadChart(queue, range, box) {

@@ -47,7 +47,9 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
          * A send may have reached a provider that cannot drop a duplicate: the job is {@code unknown} and
          * waits for an operator (mark as sent, or send again).
          */
-        SEND_OUTCOME_UNKNOWN
+        SEND_OUTCOME_UNKNOWN,
+        /** A send queue's line stopped: its consumers are paused, its jobs wait on the broker. */
+        QUEUE_PAUSED
     }
 
     public AlertEvent {
@@ -175,6 +177,19 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
         return new AlertEvent(Kind.SEND_OUTCOME_UNKNOWN, l, "Message " + messageId + " on " + queue
                 + " may have reached " + provider + " (" + detail + "), which cannot drop a duplicate: it is unknown"
                 + " and not sent again; mark it as sent or send it again", at);
+    }
+
+    /**
+     * The line of {@code queue} stopped for {@code reason} ({@code systemic}, {@code providers_open},
+     * {@code dead_letter_rate}, {@code database}, {@code operator}).
+     */
+    public static AlertEvent queuePaused(String queue, String reason, String detail, Instant at) {
+        Map<String, String> l = new TreeMap<>();
+        l.put(QUEUE, Objects.requireNonNull(queue, "queue"));
+        l.put(REASON, Objects.requireNonNull(reason, "reason"));
+        return new AlertEvent(Kind.QUEUE_PAUSED, l, "Consumers of " + queue + " paused (" + reason + ")"
+                + (detail == null ? "" : ": " + detail) + "; its jobs wait on the broker until a probe or an operator"
+                + " resumes it", at);
     }
 
     private static void putIfPresent(Map<String, String> l, String name, String value) {

@@ -56,6 +56,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
     public static final String UNKNOWN_PROVIDER_CODE = "UnknownProviderCode";
     public static final String PROVIDER_BREAKER = "ProviderBreaker";
     public static final String SEND_OUTCOME_UNKNOWN = "SendOutcomeUnknown";
+    public static final String QUEUE_PAUSED = "QueuePaused";
 
     public AlertRouting {
         pageReasons = Set.copyOf(pageReasons);
@@ -90,7 +91,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
     public Severity severityOf(AlertEvent event) {
         return switch (event.kind()) {
             case DEAD_LETTER_ARRIVAL -> pageReasons.contains(event.label(AlertEvent.REASON)) ? Severity.PAGE : Severity.TICKET;
-            case OLDEST_AGE_EXCEEDED, UNKNOWN_PROVIDER_CODE -> Severity.PAGE;
+            case OLDEST_AGE_EXCEEDED, UNKNOWN_PROVIDER_CODE, QUEUE_PAUSED -> Severity.PAGE;
             // an operator reconciles it with the provider's records; nothing else is held up by it
             case RETENTION_EXPIRING, SEND_OUTCOME_UNKNOWN -> Severity.TICKET;
             // an open breaker holds the provider's mail back: someone must know; its closing is the good news
@@ -107,6 +108,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case UNKNOWN_PROVIDER_CODE -> UNKNOWN_PROVIDER_CODE;
             case PROVIDER_BREAKER -> PROVIDER_BREAKER;
             case SEND_OUTCOME_UNKNOWN -> SEND_OUTCOME_UNKNOWN;
+            case QUEUE_PAUSED -> QUEUE_PAUSED;
         };
     }
 
@@ -122,6 +124,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case UNKNOWN_PROVIDER_CODE -> List.of(AlertEvent.PROVIDER, AlertEvent.CODE);
             case PROVIDER_BREAKER -> List.of(AlertEvent.PROVIDER, AlertEvent.STATE);
             case SEND_OUTCOME_UNKNOWN -> List.of(AlertEvent.QUEUE, AlertEvent.PROVIDER);
+            case QUEUE_PAUSED -> List.of(AlertEvent.QUEUE, AlertEvent.REASON);
         };
     }
 
@@ -167,6 +170,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
                     + " is " + g.getOrDefault(AlertEvent.STATE, "?");
             case SEND_OUTCOME_UNKNOWN -> "Sends on " + g.getOrDefault(AlertEvent.QUEUE, "?") + " may have reached "
                     + g.getOrDefault(AlertEvent.PROVIDER, "?") + ": unknown, an operator decides";
+            case QUEUE_PAUSED -> "Consumers of " + g.getOrDefault(AlertEvent.QUEUE, "?") + " paused: "
+                    + g.getOrDefault(AlertEvent.REASON, "?");
         };
     }
 }

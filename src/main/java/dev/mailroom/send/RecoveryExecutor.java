@@ -4,12 +4,15 @@ import dev.mailroom.job.Begin;
 import dev.mailroom.job.Incoming;
 import dev.mailroom.job.JmsMessages;
 import dev.mailroom.job.JobLedger;
+import dev.mailroom.job.JobParser;
+import dev.mailroom.job.ParseResult;
 import dev.mailroom.job.JobState;
 import dev.mailroom.platform.Destinations;
 
 import dev.mailroom.deadletter.DeadLetterRecorder;
 import dev.mailroom.recoverability.Failure;
 import dev.mailroom.recoverability.RecoveryAction;
+import dev.mailroom.stopline.StopLine;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.JMSContext;
@@ -42,6 +45,10 @@ public class RecoveryExecutor {
     DeadLetterRecorder deadLetters;
     @Inject
     Clock clock;
+    @Inject
+    StopLine line;
+    @Inject
+    JobParser parser;
 
     @Transactional(Transactional.TxType.MANDATORY)
     public void carryOut(Incoming in, Begin.Proceed p, Failure failure, RecoveryAction action, Throwable cause) {
@@ -52,11 +59,13 @@ public class RecoveryExecutor {
         } else if (action instanceof RecoveryAction.Reroute r) {
             retry(in, p, action, r.delay());
         } else if (action instanceof RecoveryAction.Pause pause) {
-            // Until consumers can be paused, a systemic fault waits like a throttle: it never
-            // dead-letters the working set, and it must be seen.
-            LOG.severe(() -> String.format("systemic failure (%s) on %s: %s; job %d waits %s, no attempt used",
-                    pause.scope(), failure.provider(), failure.text(), p.jobId(), pause.delay()));
-            retry(in, p, action, pause.delay());
+            // A systemic fault stops the line (the send path told StopLine, which pauses the queue's consumers):
+            // this job goes back to the broker without using a retry and waits there with the others.
+            Duration back = line.putBack();
+            LOG.severe(() -> String.format("systemic failure (%s) on %s: %s; job %d goes back to the broker (due in %s),"
+                    + " no attempt used; the line of %s stops", pause.scope(), failure.provider(), failure.text(),
+                    p.jobId(), back, in.queue()));
+            retry(in, p, new RecoveryAction.Pause(pause.scope(), back), back);
         } else if (action instanceof RecoveryAction.DeadLetter d) {
             deadLetters.deadLetter(in, ledger.job(p.jobId()), d.reason(), d.failureClass().wireName(),
                     failure.text(), failure.errorType() != null ? failure.errorType()
@@ -80,6 +89,19 @@ public class RecoveryExecutor {
         Instant due = clock.instant().plus(delay);
         String copyId = scheduleCopy(in, delay, p.attemptNumber());
         ledger.retryScheduled(p.jobId(), copyId, action, due);
+    }
+
+    /**
+     * A delivery met a stopped line before any attempt: a copy goes back to the broker, due after the
+     * stop-the-line put-back, and takes over the job's ownership if the job is known. No retry is used.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void putBack(Incoming in, String why) {
+        Duration delay = line.putBack();
+        String copy = scheduleCopy(in, delay, 0);
+        if (parser.parse(in.body()) instanceof ParseResult.Parsed parsed) {
+            ledger.deferred(in.queue(), parsed.job().messageId(), copy, why + ": put back for " + delay);
+        }
     }
 
     /**

@@ -1,7 +1,10 @@
 package dev.mailroom.send;
 
+import dev.mailroom.job.Incoming;
 import dev.mailroom.job.JmsMessages;
 import dev.mailroom.platform.SchemaMigration;
+import dev.mailroom.stopline.DatabaseFailures;
+import dev.mailroom.stopline.StopLine;
 
 import jakarta.ejb.EJB;
 import jakarta.inject.Inject;
@@ -21,6 +24,10 @@ public abstract class SendQueueConsumer implements MessageListener {
     SendService sendService;
     @EJB
     SchemaMigration schema;
+    @Inject
+    StopLine line;
+    @Inject
+    RecoveryExecutor executor;
 
     /** The send queue this consumer is bound to. */
     protected abstract String queue();
@@ -28,10 +35,27 @@ public abstract class SendQueueConsumer implements MessageListener {
     @Override
     public void onMessage(Message message) {
         schema.awaitMigrated();
+        Incoming in;
         try {
-            sendService.handle(JmsMessages.incoming(message, queue()));
+            in = JmsMessages.incoming(message, queue());
         } catch (JMSException e) {
             throw new IllegalStateException("cannot read JMS message from " + queue(), e);
+        }
+        try {
+            if (!line.admits(queue())) {
+                // the line is stopped and its consumers are being paused: no provider call, no retry used
+                executor.putBack(in, "line of " + queue() + " stopped (" + line.state(queue()).reason().wireName() + ")");
+                return;
+            }
+            line.delivered(queue());
+            sendService.handle(in);
+        } catch (RuntimeException e) {
+            if (DatabaseFailures.isConnectionFailure(e)) {
+                // rolls back (the job stays on the broker); the line stops until the database answers, so
+                // the broker's redelivery attempts are not burnt while it is away
+                line.databaseUnreachable("delivery on " + queue() + ": " + e);
+            }
+            throw e;
         }
     }
 }

@@ -29,6 +29,7 @@ import dev.mailroom.recoverability.RecoverabilityComponents;
 import dev.mailroom.recoverability.RecoverabilityPolicy;
 import dev.mailroom.recoverability.RecoveryAction;
 import dev.mailroom.recoverability.ProviderRouting;
+import dev.mailroom.stopline.StopLine;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
@@ -81,6 +82,8 @@ public class SendService {
     Event<UnknownProviderCode> unknownCodes;
     @Inject
     Event<SendOutcomeUnknown> unknownSends;
+    @Inject
+    StopLine stopLine;
 
     public void handle(Incoming in) {
         ParseResult parsed = parser.parse(in.body());
@@ -147,6 +150,7 @@ public class SendService {
         }
         if (response.accepted()) {
             breakers.record(guarded, response.status(), null, null);
+            stopLine.answered(in.queue(), provider.name(), null, null);
             rateLimiter.onSuccess();
             ledger.recordSent(proceed, response);
             metrics.attempt(in.queue(), provider.name(), "accepted");
@@ -223,6 +227,7 @@ public class SendService {
     private RecoveryAction decideAndCarryOut(Incoming in, MailProvider provider, Begin.Proceed proceed,
                                              ProviderResponse response, Failure failure, Throwable cause) {
         metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
+        stopLine.answered(in.queue(), provider.name(), failure.failureClass(), failure.text());
         RecoveryAction action = RecoverabilityPolicy.decide(failure, ledger.historyBefore(proceed.jobId(),
                         proceed.attemptId()), policies.forQueue(in.queue()), traits(provider), proceed.expiresAt(),
                 clock.instant(), ThreadLocalRandom.current());

@@ -220,6 +220,29 @@ class ConsoleBrowserIT {
     }
 
     @Test
+    void aStoppedLineShowsItsReasonOnTheDashboardAndAnOperatorResumesIt() {
+        String bulk = "mail.send.bulk";
+        assertThat(env.api().post("/api/v1/queues/" + bulk + "/pause", null).statusCode()).isEqualTo(200);
+        try {
+            startBrowser();
+            signIn("operator", "operator-pass");
+            By card = By.cssSelector("[data-testid=queue-card][data-queue='" + bulk + "']");
+            waitFor(d -> !d.findElements(card).isEmpty() && !d.findElement(card).findElements(testId("paused-badge")).isEmpty(),
+                    WAIT, "dashboard: " + bulk + " shows it is paused", true);
+            WebElement banner = driver.findElement(card).findElement(testId("paused-banner"));
+            assertThat(banner.getAttribute("data-reason")).isEqualTo("operator");
+            assertThat(banner.findElement(testId("paused-badge")).getText()).contains("operator");
+            assertThat(banner.findElement(testId("paused-detail")).getText()).contains("paused by operator");
+            banner.findElement(testId("queue-resume-button")).click();
+            waitFor(d -> d.findElements(card).size() == 1 && d.findElement(card).findElements(testId("paused-banner")).isEmpty(),
+                    WAIT, "dashboard: " + bulk + " consuming again", false);
+            assertThat(env.api().getJson("/api/v1/queues").findValuesAsText("paused")).doesNotContain("true");
+        } finally {
+            env.api().post("/api/v1/queues/" + bulk + "/resume", null);
+        }
+    }
+
+    @Test
     void aViewerSeesEveryActionDisabledAndTheServerRefusesAViewersWrite() {
         String prefix = Jobs.runPrefix("console-viewer");
         String campaign = prefix + "campaign";

@@ -168,7 +168,10 @@ class JmxIT {
         jmx.invoke(name(SEND), "pauseConsumers", new Object[0], new String[0]);
         try {
             assertThat(jmx.getAttribute(name(SEND), "ConsumersPaused")).isEqualTo(true);
+            assertThat(jmx.getAttribute(name(SEND), "PausedReason")).isEqualTo("operator");
+            assertThat(Instant.parse((String) jmx.getAttribute(name(SEND), "PausedSince"))).isBefore(Instant.now().plusSeconds(1));
             assertThat(queueView(SEND).path("paused").asBoolean()).isTrue();
+            assertThat(queueView(SEND).path("paused_reason").asText()).isEqualTo("operator");
             assertThat(queueView(BULK).path("paused").asBoolean()).isFalse();
 
             env.jms().sendText(SEND, Jobs.job(id));
@@ -187,7 +190,9 @@ class JmxIT {
             jmx.invoke(name(SEND), "resumeConsumers", new Object[0], new String[0]);
         }
         assertThat(jmx.getAttribute(name(SEND), "ConsumersPaused")).isEqualTo(false);
+        assertThat(jmx.getAttribute(name(SEND), "PausedReason")).isEqualTo("");
         assertThat(queueView(SEND).path("paused").asBoolean()).isFalse();
+        assertThat(queueView(SEND).hasNonNull("paused_reason")).isFalse();
         api.awaitJson("/api/v1/jobs/" + id, j -> "sent_to_provider".equals(j.path("state").asText()),
                 Duration.ofSeconds(60));
         assertThat(sandboxHas(id)).isTrue();

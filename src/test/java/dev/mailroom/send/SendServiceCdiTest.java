@@ -74,6 +74,18 @@ class SendServiceCdiTest {
     /** The stand-ins: the provider, the broker side of the executor and of the dead-letter recorder, metrics. */
     @ApplicationScoped
     static class StandIns {
+        /** The line never stops here: stopping it is StopLine's (StopLinePolicyTest, StopTheLineIT). */
+        @Produces
+        @Singleton
+        dev.mailroom.stopline.StopLine stopLine() {
+            return new dev.mailroom.stopline.StopLine() {
+                @Override
+                public void answered(String queue, String provider, dev.mailroom.recoverability.FailureClass failureClass,
+                                     String detail) {
+                }
+            };
+        }
+
         @Produces
         @Singleton
         MailProvider provider() {

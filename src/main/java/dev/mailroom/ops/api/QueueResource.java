@@ -13,6 +13,9 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
+import dev.mailroom.stopline.LineState;
+import dev.mailroom.stopline.StopLine;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -24,8 +27,15 @@ import java.util.List;
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueResource {
 
+    /**
+     * @param pausedReason why the queue's line is stopped ({@code systemic}, {@code providers_open},
+     *                     {@code dead_letter_rate}, {@code database}, {@code operator}), null while it runs
+     * @param pausedDetail what stopped it (the provider's answer, the dead-letter share, ...), null while it runs
+     * @param pausedSince  since when, null while it runs
+     */
     public record QueueView(String queue, long depth, long inFlight, long scheduled, long consumers,
-                            String deadLetterQueue, long deadLetterDepth, boolean paused) { }
+                            String deadLetterQueue, long deadLetterDepth, boolean paused, String pausedReason,
+                            String pausedDetail, Instant pausedSince) { }
 
     @Inject
     MailroomConfig config;
@@ -33,6 +43,8 @@ public class QueueResource {
     BrokerQueues broker;
     @Inject
     ConsumerControl consumers;
+    @Inject
+    StopLine stopLine;
     @Context
     SecurityContext security;
 
@@ -42,8 +54,10 @@ public class QueueResource {
             List<QueueView> views = config.queues().stream().map(q -> {
                 BrokerQueues.QueueFigures send = broker.figures(q);
                 BrokerQueues.QueueFigures dlq = broker.figures("DLQ." + q);
+                LineState line = stopLine.state(q);
                 return new QueueView(q, send.depth(), send.inFlight(), send.scheduled(), send.consumers(),
-                        dlq.name(), dlq.depth(), consumers.paused(q));
+                        dlq.name(), dlq.depth(), consumers.paused(q),
+                        line.paused() ? line.reason().wireName() : null, line.detail(), line.since());
             }).toList();
             return Response.ok(views).build();
         } catch (BrokerQueues.BrokerUnavailableException e) {
@@ -55,13 +69,13 @@ public class QueueResource {
     @POST
     @Path("/{queue}/pause")
     public ConsumerControl.QueueConsumers pause(@PathParam("queue") String queue) {
-        return consumers.pause(queue, actor());
+        return stopLine.pauseByOperator(queue, actor());
     }
 
     @POST
     @Path("/{queue}/resume")
     public ConsumerControl.QueueConsumers resume(@PathParam("queue") String queue) {
-        return consumers.resume(queue, actor());
+        return stopLine.resumeByOperator(queue, actor());
     }
 
     private String actor() {

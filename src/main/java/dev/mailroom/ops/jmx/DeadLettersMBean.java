@@ -22,6 +22,13 @@ public interface DeadLettersMBean {
     /** Whether the queue's consumers are paused on this node. */
     boolean isConsumersPaused();
 
+    /** Why the queue's line is stopped ({@code systemic}, {@code providers_open}, {@code dead_letter_rate},
+     * {@code database}, {@code operator}); empty while it runs. */
+    String getPausedReason();
+
+    /** Since when the queue's line is stopped (ISO-8601); empty while it runs. */
+    String getPausedSince();
+
     /**
      * Plans a redrive (a dry run: nothing changes) of this queue's open dead letters and returns the plan as JSON.
      * {@code filterJson} is a filter ({@code {"reason": "poison", "from": "2030-01-01T00:00:00Z", ...}}), or a whole

@@ -25,6 +25,8 @@ public final class QueueDeadLetters extends StandardMBean implements DeadLetters
             Map.entry("OpenDeadLetters", "Open dead letters of the queue (dead_letter table)"),
             Map.entry("OldestOpenAgeSeconds", "Seconds since the oldest open dead letter of the queue failed; 0 when none is open"),
             Map.entry("ConsumersPaused", "Whether the queue's consumers are paused on this node"),
+            Map.entry("PausedReason", "Why the queue's line is stopped (systemic, providers_open, dead_letter_rate, database, operator); empty while it runs"),
+            Map.entry("PausedSince", "Since when the queue's line is stopped (ISO-8601); empty while it runs"),
             Map.entry("planRedrive", "Plans a redrive of the queue's open dead letters (dry run); returns the plan as JSON"),
             Map.entry("runRedrive", "Runs a plan of this queue; returns its recovery record as JSON"),
             Map.entry("redriveRecord", "A plan's or run's recovery record as JSON"),
@@ -82,6 +84,16 @@ public final class QueueDeadLetters extends StandardMBean implements DeadLetters
     @Override
     public boolean isConsumersPaused() {
         return call("ConsumersPaused", () -> operations.consumersPaused(queue));
+    }
+
+    @Override
+    public String getPausedReason() {
+        return call("PausedReason", () -> operations.pausedReason(queue));
+    }
+
+    @Override
+    public String getPausedSince() {
+        return call("PausedSince", () -> operations.pausedSince(queue));
     }
 
     @Override

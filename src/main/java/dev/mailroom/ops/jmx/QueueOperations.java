@@ -14,6 +14,8 @@ import dev.mailroom.redrive.RedriveRecord;
 import dev.mailroom.redrive.RedriveRequest;
 import dev.mailroom.redrive.Redrives;
 import dev.mailroom.send.UnknownSends;
+import dev.mailroom.stopline.LineState;
+import dev.mailroom.stopline.StopLine;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.control.ActivateRequestContext;
 import jakarta.inject.Inject;
@@ -50,6 +52,8 @@ public class QueueOperations {
     @Inject
     Redrives redrives;
     @Inject
+    StopLine stopLine;
+    @Inject
     Clock clock;
     @Inject
     UnknownSends unknownSends;
@@ -73,12 +77,22 @@ public class QueueOperations {
         return consumers.paused(queue);
     }
 
+    public String pausedReason(String queue) {
+        LineState line = stopLine.state(queue);
+        return line.paused() ? line.reason().wireName() : "";
+    }
+
+    public String pausedSince(String queue) {
+        LineState line = stopLine.state(queue);
+        return line.paused() ? line.since().toString() : "";
+    }
+
     public void pause(String queue) {
-        consumers.pause(queue, ACTOR);
+        stopLine.pauseByOperator(queue, ACTOR);
     }
 
     public void resume(String queue) {
-        consumers.resume(queue, ACTOR);
+        stopLine.resumeByOperator(queue, ACTOR);
     }
 
     public String planRedrive(String queue, String filterJson) {

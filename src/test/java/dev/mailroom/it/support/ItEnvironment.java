@@ -286,6 +286,12 @@ public final class ItEnvironment {
                 env.put("MAILROOM_DEADLETTER_SWEEP_INTERVAL", "PT2S");
                 env.put("MAILROOM_DEADLETTER_MONITOR_INTERVAL", "PT1S");
                 env.put("MAILROOM_TESTING_CLOCK_CONTROL", "true");
+                // stop the line: a probe every second; a dead-letter-rate pause restarts after seconds, not a
+                // minute; the bulk queue's breaker activates after 20 deliveries (StopTheLineIT)
+                env.put("MAILROOM_STOP_THE_LINE_PROBE_INTERVAL", "PT1S");
+                env.put("MAILROOM_STOP_THE_LINE_DEAD_LETTER_RATE_DEFAULT_RESTART_AFTER", "PT5S");
+                env.put("MAILROOM_STOP_THE_LINE_DEAD_LETTER_RATE_MAIL_SEND_BULK_ACTIVATION_THRESHOLD", "20");
+                env.put("MAILROOM_STOP_THE_LINE_DEAD_LETTER_RATE_MAIL_SEND_BULK_RESTART_AFTER", "PT3S");
                 Path templates = profileDir.resolve("templates");
                 try {
                     Files.createDirectories(templates);

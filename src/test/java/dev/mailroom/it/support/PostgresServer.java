@@ -265,6 +265,36 @@ public final class PostgresServer implements AutoCloseable {
         }
     }
 
+    /**
+     * An outage: {@code pg_ctl stop -m fast} (every connection is cut, new ones are refused), keeping the data
+     * directory, so that {@link #startAgain()} brings the same database back on the same port.
+     */
+    public synchronized void stopForOutage() {
+        if (stopped || postmaster == null || !postmaster.isAlive()) {
+            throw new IllegalStateException("PostgreSQL is not running: " + this);
+        }
+        run(runAs.wrap(List.of(binDir.resolve("pg_ctl").toString(), "stop", "-D", dataDir.toString(), "-m", "fast",
+                "-w", "-t", Long.toString(STOP_TIMEOUT.toSeconds()))), logFile, STOP_TIMEOUT.plusSeconds(5),
+                "pg_ctl stop (outage)");
+        if (!waitFor(postmaster, STOP_TIMEOUT)) {
+            throw new IllegalStateException("postgres did not stop within " + STOP_TIMEOUT + "; log " + logFile);
+        }
+        log("PostgreSQL on 127.0.0.1:" + port + " stopped for an outage (data kept)");
+    }
+
+    /** Starts the database stopped by {@link #stopForOutage()} again, on the same port, and waits until it answers. */
+    public synchronized void startAgain() {
+        if (stopped || (postmaster != null && postmaster.isAlive())) {
+            throw new IllegalStateException("PostgreSQL is not stopped for an outage: " + this);
+        }
+        try {
+            launch();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not start PostgreSQL again on port " + port, e);
+        }
+        log("PostgreSQL on 127.0.0.1:" + port + " started again");
+    }
+
     @Override
     public void close() {
         stop();

@@ -1,0 +1,267 @@
+package dev.mailroom.stopline;
+
+import dev.mailroom.deadletter.DeadLetterArrived;
+import dev.mailroom.platform.ConsumerControl;
+import dev.mailroom.platform.MailroomConfig;
+import dev.mailroom.provider.BreakerStateChanged;
+import dev.mailroom.recoverability.FailureClass;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.TransactionPhase;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Carries out {@link StopLinePolicy}'s decisions for every send queue on this node. The line's state is held
+ * here (the gate the consumers check is a map read); a stop or start is then made true in the world off the
+ * caller's thread: the consumers are paused or resumed through {@link ConsumerControl} (never from inside a
+ * delivery, whose own bean is being stopped), the {@code queue_pause} row is written or deleted, and
+ * {@link LineStopped} / {@link LineStarted} are fired for the alert side.
+ */
+@ApplicationScoped
+public class StopLine {
+
+    private static final Logger LOG = Logger.getLogger(StopLine.class.getName());
+    /** The actor the consumers are switched by when the line, not a person, decided it. */
+    static final String ACTOR = "stop-the-line";
+
+    @Inject
+    MailroomConfig config;
+    @Inject
+    StopLineSettings settings;
+    @Inject
+    ConsumerControl consumers;
+    @Inject
+    QueuePauses records;
+    @Inject
+    Clock clock;
+    @Inject
+    Event<LineStopped> stoppedEvents;
+    @Inject
+    Event<LineStarted> startedEvents;
+    @Resource
+    ManagedExecutorService executor;
+
+    private final Map<String, LineState> lines = new ConcurrentHashMap<>();
+    private final Map<String, Optional<DeadLetterRateWindow>> windows = new ConcurrentHashMap<>();
+    private final Map<String, String> breakers = new ConcurrentHashMap<>();
+    private final Map<String, Object> locks = new ConcurrentHashMap<>();
+    /** Queues whose consumers or record may not match their line yet (a switch failed, or is on its way). */
+    private final Set<String> unsettled = ConcurrentHashMap.newKeySet();
+
+    /** The line of {@code queue} as this node holds it. */
+    public LineState state(String queue) {
+        return lines.getOrDefault(queue, LineState.RUNNING);
+    }
+
+    /** Whether a delivery of {@code queue} may go on to the provider; false while its line is stopped. */
+    public boolean admits(String queue) {
+        return !state(queue).paused();
+    }
+
+    /** How long a job met by a stopped line waits on the broker before it is offered again. */
+    public Duration putBack() {
+        return settings.putBack();
+    }
+
+    // ------------------------------------------------------------------ hooks of the send path
+
+    /** A provider answered a call of {@code queue}; {@code failureClass} null: it accepted. */
+    public void answered(String queue, String provider, FailureClass failureClass, String detail) {
+        signal(queue, new LineSignal.ProviderAnswered(provider, failureClass, detail));
+    }
+
+    /** A delivery of {@code queue} was admitted (counts for the dead-letter-rate window). */
+    public void delivered(String queue) {
+        window(queue).ifPresent(w -> {
+            synchronized (w) {
+                w.delivery(clock.instant());
+            }
+        });
+    }
+
+    /** A delivery (or the health check) could not reach the database: every send queue stops, it is shared. */
+    public void databaseUnreachable(String detail) {
+        for (String queue : config.queues()) {
+            signal(queue, new LineSignal.DatabaseUnreachable(detail));
+        }
+    }
+
+    // ------------------------------------------------------------------ observed facts
+
+    void deadLetterArrived(@Observes(during = TransactionPhase.AFTER_SUCCESS) DeadLetterArrived arrived) {
+        String queue = arrived.envelope().sourceQueue();
+        if (queue == null || !arrived.firstTime()) {
+            return;
+        }
+        window(queue).ifPresent(w -> {
+            Optional<DeadLetterRateWindow.Trip> trip;
+            synchronized (w) {
+                trip = w.deadLetter(arrived.envelope().reason(), clock.instant());
+            }
+            trip.ifPresent(t -> signal(queue, new LineSignal.DeadLetterRateTripped(t.describe(w.settings()))));
+        });
+    }
+
+    void breakerChanged(@Observes BreakerStateChanged changed) {
+        breakers.put(changed.provider(), changed.state());
+        for (String queue : config.queues()) {
+            List<String> chain = settings.chain(queue);
+            if (!chain.contains(changed.provider())) {
+                continue;
+            }
+            boolean allOpen = chain.stream().allMatch(p -> "open".equals(breakers.get(p)));
+            signal(queue, new LineSignal.ChainBreakers(allOpen, changed.provider() + " " + changed.state()
+                    + (changed.lastFailure() == null ? "" : " (last failure: " + changed.lastFailure() + ")")));
+        }
+    }
+
+    // ------------------------------------------------------------------ operators
+
+    /** An operator stops the queue's consumers: recorded (reason {@code operator}) and carried out at once. */
+    public ConsumerControl.QueueConsumers pauseByOperator(String queue, String actor) {
+        consumers.state(queue); // a queue that is not a send queue is refused before anything is recorded
+        synchronized (lock("switch " + queue)) { // never interleaved with the probe's reconciliation
+            signal(queue, new LineSignal.OperatorPaused(actor == null || actor.isBlank() ? "(unknown)" : actor));
+            return consumers.pause(queue, actor);
+        }
+    }
+
+    /** An operator starts the queue's consumers again, whatever stopped them, and the record is cleared. */
+    public ConsumerControl.QueueConsumers resumeByOperator(String queue, String actor) {
+        consumers.state(queue);
+        synchronized (lock("switch " + queue)) {
+            signal(queue, new LineSignal.OperatorResumed(actor == null || actor.isBlank() ? "(unknown)" : actor));
+            return consumers.resume(queue, actor);
+        }
+    }
+
+    // ------------------------------------------------------------------ deciding and carrying out
+
+    /** Decides on one signal for {@code queue} and carries the decision out; returns it. */
+    public LineDecision signal(String queue, LineSignal signal) {
+        LineDecision decision;
+        LineState before;
+        LineState after;
+        synchronized (lock(queue)) {
+            before = state(queue);
+            decision = StopLinePolicy.decide(before, signal);
+            if (decision instanceof LineDecision.Keep) {
+                return decision;
+            }
+            after = decision instanceof LineDecision.Pause p
+                    ? LineState.stopped(p.reason(), p.detail(), clock.instant()) : LineState.RUNNING;
+            lines.put(queue, after);
+        }
+        if (decision instanceof LineDecision.Pause p) {
+            LOG.severe(() -> String.format("line of %s stopped (%s): %s; its jobs wait on the broker", queue,
+                    p.reason().wireName(), p.detail()));
+            stoppedEvents.fire(new LineStopped(queue, p.reason().wireName(), p.detail(), after.since()));
+        } else {
+            String why = ((LineDecision.Resume) decision).why();
+            LOG.warning(() -> String.format("line of %s started again (was %s since %s): %s", queue,
+                    before.reason().wireName(), before.since(), why));
+            startedEvents.fire(new LineStarted(queue, before.reason().wireName(), why,
+                    Duration.between(before.since(), clock.instant()), clock.instant()));
+        }
+        if (!(signal instanceof LineSignal.OperatorPaused) && !(signal instanceof LineSignal.OperatorResumed)) {
+            unsettled.add(queue);
+            runLater(() -> reconcile(queue));
+        } else {
+            record(queue);
+        }
+        return decision;
+    }
+
+    /** Off the caller's thread: a delivery must not wait for its own consumers to stop. */
+    void runLater(Runnable work) {
+        executor.execute(work);
+    }
+
+    /**
+     * Restores a pause recorded before a restart: the gate closes at once; the consumers follow at the next
+     * {@link #reconcile} (the probe's tick), once the server has them.
+     */
+    void restore(String queue, LineState recorded) {
+        synchronized (lock(queue)) {
+            if (!state(queue).paused()) {
+                lines.put(queue, recorded);
+                unsettled.add(queue);
+                LOG.warning(() -> "line of " + queue + " restored as stopped (" + recorded.reason().wireName()
+                        + " since " + recorded.since() + "): " + recorded.detail());
+            }
+        }
+    }
+
+    /** Makes the consumers and the record of {@code queue} match its line; idempotent, safe to repeat. */
+    void reconcile(String queue) {
+        // not the signal lock: stopping the consumers waits for their deliveries, which may be signalling
+        synchronized (lock("switch " + queue)) {
+            LineState line = state(queue);
+            try {
+                if (line.paused() != consumers.paused(queue)) {
+                    if (line.paused()) {
+                        consumers.pause(queue, ACTOR);
+                    } else {
+                        consumers.resume(queue, ACTOR);
+                    }
+                }
+                unsettled.remove(queue);
+            } catch (RuntimeException e) {
+                unsettled.add(queue);
+                LOG.log(Level.WARNING, e, () -> "could not " + (line.paused() ? "pause" : "resume")
+                        + " the consumers of " + queue + " yet; the probe tries again");
+            }
+            record(queue);
+        }
+    }
+
+    /** Whether the probe's tick should {@link #reconcile} {@code queue}: its line is stopped, or a switch is pending. */
+    boolean needsReconcile(String queue) {
+        return state(queue).paused() || unsettled.contains(queue);
+    }
+
+    private void record(String queue) {
+        synchronized (lock("record " + queue)) {
+            LineState line = state(queue);
+            if (line.reason() == PauseReason.DATABASE) {
+                return; // cannot be written, and ends when the database answers
+            }
+            try {
+                if (line.paused()) {
+                    records.save(queue, line);
+                } else {
+                    records.delete(queue);
+                }
+            } catch (Exception e) { // the transaction's commit may throw a checked RollbackException through the proxy
+                unsettled.add(queue);
+                LOG.log(Level.WARNING, e, () -> "could not record the line of " + queue + " (" + line + ")");
+            }
+        }
+    }
+
+    private Object lock(String queue) {
+        return locks.computeIfAbsent(queue, q -> new Object());
+    }
+
+    private Optional<DeadLetterRateWindow> window(String queue) {
+        return windows.computeIfAbsent(queue, q -> settings.deadLetterRate(q).map(DeadLetterRateWindow::new));
+    }
+
+    /** The dead-letter-rate settings of {@code queue}, if its breaker is enabled. */
+    Optional<DeadLetterRateWindow.Settings> deadLetterRate(String queue) {
+        return window(queue).map(DeadLetterRateWindow::settings);
+    }
+}

@@ -1,0 +1,93 @@
+package dev.mailroom.stopline;
+
+import dev.mailroom.recoverability.FailureClass;
+import dev.mailroom.stopline.LineDecision.Keep;
+import dev.mailroom.stopline.LineDecision.Pause;
+import dev.mailroom.stopline.LineDecision.Resume;
+import dev.mailroom.stopline.LineSignal.ChainBreakers;
+import dev.mailroom.stopline.LineSignal.DatabaseAnswered;
+import dev.mailroom.stopline.LineSignal.DatabaseUnreachable;
+import dev.mailroom.stopline.LineSignal.DeadLetterRateTripped;
+import dev.mailroom.stopline.LineSignal.OperatorPaused;
+import dev.mailroom.stopline.LineSignal.OperatorResumed;
+import dev.mailroom.stopline.LineSignal.ProviderAnswered;
+import dev.mailroom.stopline.LineSignal.RestartCheck;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Whether a send queue's line stops or starts: a pure function of its state and one signal.
+ *
+ * <ul>
+ *   <li>A running line stops on a {@code systemic} answer, on every provider of its chain open, on the
+ *       dead-letter-rate window tripping, on the database not answering, and when an operator pauses it.</li>
+ *   <li>A stopped line starts again only on what lifts its own reason: a provider answer that shows the
+ *       provider takes our calls again (accepted, or refused for the job's own sake: recipient, content, soft
+ *       bounce) lifts {@code systemic} and {@code providers_open}; a breaker of the chain leaving open lifts
+ *       {@code providers_open}; the restart time lifts {@code dead_letter_rate}; the database answering lifts
+ *       {@code database}. An operator's resume lifts any reason; an operator's pause is lifted by nothing else.</li>
+ *   <li>A second cause while stopped changes nothing (the first reason stays the record), except that an
+ *       operator's pause takes the line over, so no probe lifts what a person decided.</li>
+ * </ul>
+ */
+public final class StopLinePolicy {
+
+    /** Answers that show the provider takes our calls: it accepted, or refused the job for the job's own sake. */
+    static final Set<FailureClass> PROVIDER_WORKS = EnumSet.of(FailureClass.PERMANENT_RECIPIENT,
+            FailureClass.CONTENT_POLICY, FailureClass.SOFT_BOUNCE);
+
+    private StopLinePolicy() {
+    }
+
+    public static LineDecision decide(LineState state, LineSignal signal) {
+        Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(signal, "signal");
+        PauseReason r = state.reason();
+        if (signal instanceof OperatorResumed o) {
+            return r == null ? new Keep() : new Resume("resumed by " + o.actor());
+        }
+        if (signal instanceof OperatorPaused o) {
+            return r == PauseReason.OPERATOR ? new Keep() : new Pause(PauseReason.OPERATOR, "paused by " + o.actor());
+        }
+        if (r == null) {
+            return whenRunning(signal);
+        }
+        if (signal instanceof ProviderAnswered a) {
+            boolean works = a.accepted() || PROVIDER_WORKS.contains(a.failureClass());
+            return (r == PauseReason.SYSTEMIC || r == PauseReason.PROVIDERS_OPEN) && works
+                    ? new Resume(a.provider() + " takes our calls again ("
+                    + (a.accepted() ? "accepted" : a.failureClass().wireName()) + ")")
+                    : new Keep();
+        }
+        if (signal instanceof ChainBreakers b) {
+            return r == PauseReason.PROVIDERS_OPEN && !b.allOpen()
+                    ? new Resume("a provider of the chain is no longer open: " + b.detail()) : new Keep();
+        }
+        if (signal instanceof RestartCheck c) {
+            return r == PauseReason.DEAD_LETTER_RATE && !c.now().isBefore(state.since().plus(c.restartAfter()))
+                    ? new Resume("restarted after " + c.restartAfter()) : new Keep();
+        }
+        if (signal instanceof DatabaseAnswered) {
+            return r == PauseReason.DATABASE ? new Resume("the database answers again") : new Keep();
+        }
+        return new Keep(); // a second cause while stopped: the first reason stays the record
+    }
+
+    private static LineDecision whenRunning(LineSignal signal) {
+        if (signal instanceof ProviderAnswered a) {
+            return a.failureClass() == FailureClass.SYSTEMIC
+                    ? new Pause(PauseReason.SYSTEMIC, a.provider() + ": " + a.detail()) : new Keep();
+        }
+        if (signal instanceof ChainBreakers b) {
+            return b.allOpen() ? new Pause(PauseReason.PROVIDERS_OPEN, b.detail()) : new Keep();
+        }
+        if (signal instanceof DeadLetterRateTripped t) {
+            return new Pause(PauseReason.DEAD_LETTER_RATE, t.detail());
+        }
+        if (signal instanceof DatabaseUnreachable u) {
+            return new Pause(PauseReason.DATABASE, u.detail());
+        }
+        return new Keep();
+    }
+}

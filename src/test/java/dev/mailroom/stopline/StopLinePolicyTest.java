@@ -1,0 +1,163 @@
+package dev.mailroom.stopline;
+
+import static dev.mailroom.stopline.PauseReason.DATABASE;
+import static dev.mailroom.stopline.PauseReason.DEAD_LETTER_RATE;
+import static dev.mailroom.stopline.PauseReason.OPERATOR;
+import static dev.mailroom.stopline.PauseReason.PROVIDERS_OPEN;
+import static dev.mailroom.stopline.PauseReason.SYSTEMIC;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mailroom.recoverability.FailureClass;
+import dev.mailroom.stopline.LineSignal.ChainBreakers;
+import dev.mailroom.stopline.LineSignal.DatabaseAnswered;
+import dev.mailroom.stopline.LineSignal.DatabaseUnreachable;
+import dev.mailroom.stopline.LineSignal.DeadLetterRateTripped;
+import dev.mailroom.stopline.LineSignal.OperatorPaused;
+import dev.mailroom.stopline.LineSignal.OperatorResumed;
+import dev.mailroom.stopline.LineSignal.ProviderAnswered;
+import dev.mailroom.stopline.LineSignal.RestartCheck;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** {@link StopLinePolicy#decide}: one row per (line state, signal) that matters, and what it decides. */
+class StopLinePolicyTest {
+
+    private static final Instant SINCE = Instant.parse("2030-01-01T12:00:00Z");
+    private static final Duration RESTART = Duration.ofSeconds(60);
+
+    private static LineState stopped(PauseReason r) {
+        return LineState.stopped(r, "seen", SINCE);
+    }
+
+    private static ProviderAnswered answer(FailureClass c) {
+        return new ProviderAnswered("smtp", c, c == null ? null : "535 5.7.8 bad credentials");
+    }
+
+    enum Expect { PAUSE, RESUME, KEEP }
+
+    record Row(String name, LineState state, LineSignal signal, Expect expect, PauseReason reason) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static final List<Row> ROWS = List.of(
+            // a running line stops on every systemic-looking fact
+            new Row("running + systemic answer -> pause systemic", LineState.RUNNING, answer(FailureClass.SYSTEMIC), Expect.PAUSE, SYSTEMIC),
+            new Row("running + transient answer -> keep", LineState.RUNNING, answer(FailureClass.TRANSIENT), Expect.KEEP, null),
+            new Row("running + accepted -> keep", LineState.RUNNING, answer(null), Expect.KEEP, null),
+            new Row("running + every breaker of the chain open -> pause providers_open", LineState.RUNNING, new ChainBreakers(true, "smtp open"), Expect.PAUSE, PROVIDERS_OPEN),
+            new Row("running + a breaker open, another not -> keep", LineState.RUNNING, new ChainBreakers(false, "smtp open"), Expect.KEEP, null),
+            new Row("running + dead-letter rate tripped -> pause dead_letter_rate", LineState.RUNNING, new DeadLetterRateTripped("12 of 100"), Expect.PAUSE, DEAD_LETTER_RATE),
+            new Row("running + database unreachable -> pause database", LineState.RUNNING, new DatabaseUnreachable("refused"), Expect.PAUSE, DATABASE),
+            new Row("running + database answers -> keep", LineState.RUNNING, new DatabaseAnswered(), Expect.KEEP, null),
+            new Row("running + restart check -> keep", LineState.RUNNING, new RestartCheck(SINCE, RESTART), Expect.KEEP, null),
+            new Row("running + operator pause -> pause operator", LineState.RUNNING, new OperatorPaused("ann"), Expect.PAUSE, OPERATOR),
+            new Row("running + operator resume -> keep", LineState.RUNNING, new OperatorResumed("ann"), Expect.KEEP, null),
+            // systemic: lifted by an answer that shows the provider takes our calls
+            new Row("systemic + probe accepted -> resume", stopped(SYSTEMIC), answer(null), Expect.RESUME, null),
+            new Row("systemic + probe refused the recipient -> resume", stopped(SYSTEMIC), answer(FailureClass.PERMANENT_RECIPIENT), Expect.RESUME, null),
+            new Row("systemic + probe refused the content -> resume", stopped(SYSTEMIC), answer(FailureClass.CONTENT_POLICY), Expect.RESUME, null),
+            new Row("systemic + probe soft bounce -> resume", stopped(SYSTEMIC), answer(FailureClass.SOFT_BOUNCE), Expect.RESUME, null),
+            new Row("systemic + probe systemic again -> keep", stopped(SYSTEMIC), answer(FailureClass.SYSTEMIC), Expect.KEEP, null),
+            new Row("systemic + probe transient -> keep", stopped(SYSTEMIC), answer(FailureClass.TRANSIENT), Expect.KEEP, null),
+            new Row("systemic + probe throttled -> keep", stopped(SYSTEMIC), answer(FailureClass.THROTTLED), Expect.KEEP, null),
+            new Row("systemic + database answers -> keep", stopped(SYSTEMIC), new DatabaseAnswered(), Expect.KEEP, null),
+            new Row("systemic + chain no longer open -> keep", stopped(SYSTEMIC), new ChainBreakers(false, "x"), Expect.KEEP, null),
+            new Row("systemic + database unreachable -> keep (first reason stays)", stopped(SYSTEMIC), new DatabaseUnreachable("x"), Expect.KEEP, null),
+            new Row("systemic + operator resume -> resume", stopped(SYSTEMIC), new OperatorResumed("ann"), Expect.RESUME, null),
+            new Row("systemic + operator pause -> operator takes it over", stopped(SYSTEMIC), new OperatorPaused("ann"), Expect.PAUSE, OPERATOR),
+            // providers open: lifted by a breaker leaving open, or by a probe the provider accepts
+            new Row("providers_open + a breaker half-open -> resume", stopped(PROVIDERS_OPEN), new ChainBreakers(false, "smtp half_open"), Expect.RESUME, null),
+            new Row("providers_open + still all open -> keep", stopped(PROVIDERS_OPEN), new ChainBreakers(true, "smtp open"), Expect.KEEP, null),
+            new Row("providers_open + probe accepted -> resume", stopped(PROVIDERS_OPEN), answer(null), Expect.RESUME, null),
+            new Row("providers_open + probe transient -> keep", stopped(PROVIDERS_OPEN), answer(FailureClass.TRANSIENT), Expect.KEEP, null),
+            // dead-letter rate: restarts after its restart time (MassTransit's kill switch)
+            new Row("dead_letter_rate + restart time not yet -> keep", stopped(DEAD_LETTER_RATE), new RestartCheck(SINCE.plusSeconds(59), RESTART), Expect.KEEP, null),
+            new Row("dead_letter_rate + restart time reached -> resume", stopped(DEAD_LETTER_RATE), new RestartCheck(SINCE.plusSeconds(60), RESTART), Expect.RESUME, null),
+            new Row("dead_letter_rate + accepted -> keep", stopped(DEAD_LETTER_RATE), answer(null), Expect.KEEP, null),
+            new Row("dead_letter_rate + tripped again -> keep", stopped(DEAD_LETTER_RATE), new DeadLetterRateTripped("x"), Expect.KEEP, null),
+            // database: lifted when it answers
+            new Row("database + answers -> resume", stopped(DATABASE), new DatabaseAnswered(), Expect.RESUME, null),
+            new Row("database + still unreachable -> keep", stopped(DATABASE), new DatabaseUnreachable("x"), Expect.KEEP, null),
+            new Row("database + accepted -> keep", stopped(DATABASE), answer(null), Expect.KEEP, null),
+            new Row("database + restart check -> keep", stopped(DATABASE), new RestartCheck(SINCE.plusSeconds(600), RESTART), Expect.KEEP, null),
+            // operator: only an operator lifts it
+            new Row("operator + probe accepted -> keep", stopped(OPERATOR), answer(null), Expect.KEEP, null),
+            new Row("operator + database answers -> keep", stopped(OPERATOR), new DatabaseAnswered(), Expect.KEEP, null),
+            new Row("operator + restart check -> keep", stopped(OPERATOR), new RestartCheck(SINCE.plusSeconds(600), RESTART), Expect.KEEP, null),
+            new Row("operator + chain no longer open -> keep", stopped(OPERATOR), new ChainBreakers(false, "x"), Expect.KEEP, null),
+            new Row("operator + operator pause again -> keep", stopped(OPERATOR), new OperatorPaused("bob"), Expect.KEEP, null),
+            new Row("operator + operator resume -> resume", stopped(OPERATOR), new OperatorResumed("bob"), Expect.RESUME, null));
+
+    static Stream<Arguments> rows() {
+        return ROWS.stream().map(Arguments::of);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("rows")
+    void decides(Row row) {
+        LineDecision d = StopLinePolicy.decide(row.state(), row.signal());
+        switch (row.expect()) {
+            case PAUSE -> {
+                assertThat(d).isInstanceOf(LineDecision.Pause.class);
+                assertThat(((LineDecision.Pause) d).reason()).isEqualTo(row.reason());
+            }
+            case RESUME -> assertThat(d).isInstanceOf(LineDecision.Resume.class);
+            case KEEP -> assertThat(d).isInstanceOf(LineDecision.Keep.class);
+        }
+    }
+
+    @Test
+    void everyPauseReasonIsReachableAndLiftable() {
+        Set<PauseReason> paused = EnumSet.noneOf(PauseReason.class);
+        Set<PauseReason> lifted = EnumSet.noneOf(PauseReason.class);
+        for (Row row : ROWS) {
+            LineDecision d = StopLinePolicy.decide(row.state(), row.signal());
+            if (d instanceof LineDecision.Pause p && !row.state().paused()) {
+                paused.add(p.reason());
+            }
+            if (d instanceof LineDecision.Resume && !(row.signal() instanceof OperatorResumed)) {
+                lifted.add(row.state().reason());
+            }
+        }
+        assertThat(paused).containsExactlyInAnyOrder(PauseReason.values());
+        assertThat(lifted).as("lifted without an operator").containsExactlyInAnyOrder(SYSTEMIC, PROVIDERS_OPEN,
+                DEAD_LETTER_RATE, DATABASE);
+    }
+
+    @ParameterizedTest
+    @EnumSource(PauseReason.class)
+    void anOperatorResumeLiftsEveryReason(PauseReason r) {
+        assertThat(StopLinePolicy.decide(stopped(r), new OperatorResumed("ann"))).isInstanceOf(LineDecision.Resume.class);
+    }
+
+    @Test
+    void aSystemicPauseNamesTheProviderAndItsAnswer() {
+        LineDecision d = StopLinePolicy.decide(LineState.RUNNING, answer(FailureClass.SYSTEMIC));
+        assertThat(((LineDecision.Pause) d).detail()).isEqualTo("smtp: 535 5.7.8 bad credentials");
+    }
+
+    @ParameterizedTest
+    @EnumSource(FailureClass.class)
+    void onlyASystemicAnswerStopsARunningLine(FailureClass c) {
+        LineDecision d = StopLinePolicy.decide(LineState.RUNNING, answer(c));
+        assertThat(d instanceof LineDecision.Pause).isEqualTo(c == FailureClass.SYSTEMIC);
+    }
+
+    @Test
+    void rowsAreDistinct() {
+        assertThat(new HashSet<>(ROWS.stream().map(Row::name).toList())).hasSize(ROWS.size());
+    }
+}

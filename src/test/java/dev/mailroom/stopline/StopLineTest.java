@@ -1,0 +1,286 @@
+package dev.mailroom.stopline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mailroom.deadletter.DeadLetterArrived;
+import dev.mailroom.deadletter.DeadLetterEnvelope;
+import dev.mailroom.platform.ConsumerControl;
+import dev.mailroom.platform.MailroomConfig;
+import dev.mailroom.platform.MovableClock;
+import dev.mailroom.provider.BreakerStateChanged;
+import dev.mailroom.recoverability.FailureClass;
+import jakarta.enterprise.event.Event;
+import jakarta.enterprise.event.NotificationOptions;
+import jakarta.enterprise.util.TypeLiteral;
+import java.lang.annotation.Annotation;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link StopLine} carrying out the policy, with the real dead-letter window fed the real {@link DeadLetterArrived}
+ * events the recorder fires, the breakers' {@link BreakerStateChanged}, and in-memory consumers and records.
+ */
+class StopLineTest {
+
+    private static final String SEND = "mail.send";
+    private static final String BULK = "mail.send.bulk";
+    private static final Instant T0 = Instant.parse("2030-01-01T12:00:00Z");
+
+    private final MovableClock clock = new MovableClock(Clock.fixed(T0, ZoneOffset.UTC));
+    private final Map<String, Boolean> consumersPaused = new HashMap<>(Map.of(SEND, false, BULK, false));
+    private final Map<String, LineState> records = new HashMap<>();
+    private final List<LineStopped> stopped = new ArrayList<>();
+    private final List<LineStarted> started = new ArrayList<>();
+    private StopLine line;
+
+    @BeforeEach
+    void wire() {
+        line = new StopLine() {
+            @Override
+            void runLater(Runnable work) {
+                work.run();
+            }
+        };
+        line.config = new MailroomConfig() {
+            @Override
+            public List<String> queues() {
+                return List.of(SEND, BULK);
+            }
+
+            @Override
+            public String provider() {
+                return "relay-a";
+            }
+        };
+        line.settings = new StopLineSettings() {
+            @Override
+            public List<String> chain(String queue) {
+                return SEND.equals(queue) ? List.of("relay-a", "relay-b") : List.of("relay-a");
+            }
+
+            @Override
+            public Optional<DeadLetterRateWindow.Settings> deadLetterRate(String queue) {
+                return Optional.of(new DeadLetterRateWindow.Settings(20, 0.10, Duration.ofMinutes(1),
+                        Duration.ofSeconds(60), DeadLetterRateWindow.Settings.DEFAULT_REASONS));
+            }
+
+            @Override
+            public Duration putBack() {
+                return Duration.ofSeconds(1);
+            }
+        };
+        line.consumers = new ConsumerControl() {
+            @Override
+            public boolean paused(String queue) {
+                return consumersPaused.get(queue);
+            }
+
+            @Override
+            public QueueConsumers state(String queue) {
+                return new QueueConsumers(queue, consumersPaused.get(queue), List.of());
+            }
+
+            @Override
+            public QueueConsumers pause(String queue, String actor) {
+                consumersPaused.put(queue, true);
+                return state(queue);
+            }
+
+            @Override
+            public QueueConsumers resume(String queue, String actor) {
+                consumersPaused.put(queue, false);
+                return state(queue);
+            }
+        };
+        line.records = new QueuePauses() {
+            @Override
+            public void save(String queue, LineState state) {
+                records.put(queue, state);
+            }
+
+            @Override
+            public void delete(String queue) {
+                records.remove(queue);
+            }
+
+            @Override
+            public Map<String, LineState> all() {
+                return Map.copyOf(records);
+            }
+        };
+        line.clock = clock;
+        line.stoppedEvents = new Recording<>(stopped);
+        line.startedEvents = new Recording<>(started);
+    }
+
+    @Test
+    void aSystemicAnswerStopsTheLineAtOnceAndAnAcceptedProbeStartsIt() {
+        line.answered(SEND, "relay-a", null, null);
+        assertThat(line.admits(SEND)).isTrue();
+
+        line.answered(SEND, "relay-a", FailureClass.SYSTEMIC, "535 5.7.8 Authentication credentials invalid");
+        assertThat(line.admits(SEND)).as("the gate closes on the delivery's own thread").isFalse();
+        assertThat(line.admits(BULK)).isTrue();
+        assertThat(consumersPaused.get(SEND)).isTrue();
+        assertThat(records.get(SEND).reason()).isEqualTo(PauseReason.SYSTEMIC);
+        assertThat(records.get(SEND).since()).isEqualTo(T0);
+        assertThat(stopped).singleElement().satisfies(s -> {
+            assertThat(s.queue()).isEqualTo(SEND);
+            assertThat(s.reason()).isEqualTo("systemic");
+            assertThat(s.detail()).contains("535");
+        });
+
+        line.answered(SEND, "relay-a", FailureClass.SYSTEMIC, "535 again");
+        assertThat(stopped).as("no second page for the same stop").hasSize(1);
+
+        clock.offset(Duration.ofSeconds(42));
+        line.answered(SEND, "relay-a", null, null);
+        assertThat(line.admits(SEND)).isTrue();
+        assertThat(consumersPaused.get(SEND)).isFalse();
+        assertThat(records).doesNotContainKey(SEND);
+        assertThat(started).singleElement().satisfies(s -> {
+            assertThat(s.reason()).isEqualTo("systemic");
+            assertThat(s.stoppedFor()).isEqualTo(Duration.ofSeconds(42));
+        });
+    }
+
+    @Test
+    void everyProviderOfTheChainOpenStopsTheLineAndOneLeavingOpenStartsIt() {
+        line.breakerChanged(new BreakerStateChanged("relay-a", "open", T0, "connection refused"));
+        assertThat(line.admits(SEND)).as("relay-b still closed").isTrue();
+        assertThat(line.state(BULK).reason()).as("bulk's chain is relay-a alone").isEqualTo(PauseReason.PROVIDERS_OPEN);
+
+        line.breakerChanged(new BreakerStateChanged("relay-b", "open", T0, "connection refused"));
+        assertThat(line.state(SEND).reason()).isEqualTo(PauseReason.PROVIDERS_OPEN);
+        assertThat(consumersPaused.get(SEND)).isTrue();
+
+        line.breakerChanged(new BreakerStateChanged("relay-b", "half_open", T0.plusSeconds(30), null));
+        assertThat(line.admits(SEND)).isTrue();
+        assertThat(line.admits(BULK)).as("relay-a is still open").isFalse();
+
+        line.breakerChanged(new BreakerStateChanged("relay-a", "closed", T0.plusSeconds(40), null));
+        assertThat(line.admits(BULK)).isTrue();
+        assertThat(consumersPaused).containsEntry(SEND, false).containsEntry(BULK, false);
+    }
+
+    @Test
+    void theDeadLetterRateTripsOnABurstOfHandlerErrorsNotOnABurstOfPoison() {
+        for (int i = 0; i < 40; i++) {
+            line.delivered(BULK);
+            line.deadLetterArrived(arrival(BULK, "poison", i));
+        }
+        assertThat(line.admits(BULK)).as("40 poison of 40 deliveries").isTrue();
+
+        for (int i = 0; i < 40; i++) {
+            line.delivered(BULK);
+        }
+        int n = 0;
+        while (line.admits(BULK) && n < 40) {
+            line.deadLetterArrived(arrival(BULK, "handler_error", 100 + n++));
+        }
+        assertThat(line.state(BULK).reason()).isEqualTo(PauseReason.DEAD_LETTER_RATE);
+        assertThat(n).as("handler_errors until more than 10 % of 80 deliveries").isEqualTo(9);
+        assertThat(line.state(BULK).detail()).contains("9 of 80 deliveries");
+        assertThat(stopped).singleElement().satisfies(s -> assertThat(s.reason()).isEqualTo("dead_letter_rate"));
+
+        clock.offset(Duration.ofSeconds(59));
+        line.signal(BULK, new LineSignal.RestartCheck(clock.instant(), Duration.ofSeconds(60)));
+        assertThat(line.admits(BULK)).isFalse();
+        clock.offset(Duration.ofSeconds(60));
+        line.signal(BULK, new LineSignal.RestartCheck(clock.instant(), Duration.ofSeconds(60)));
+        assertThat(line.admits(BULK)).isTrue();
+    }
+
+    @Test
+    void anUnreachableDatabaseStopsEveryLineWithoutARecordAndItsAnswerStartsThem() {
+        line.databaseUnreachable("Connection to 127.0.0.1:5432 refused");
+        assertThat(line.state(SEND).reason()).isEqualTo(PauseReason.DATABASE);
+        assertThat(line.state(BULK).reason()).isEqualTo(PauseReason.DATABASE);
+        assertThat(consumersPaused).containsEntry(SEND, true).containsEntry(BULK, true);
+        assertThat(records).as("nothing can be written while the database is away").isEmpty();
+
+        line.signal(SEND, new LineSignal.DatabaseAnswered());
+        line.signal(BULK, new LineSignal.DatabaseAnswered());
+        assertThat(consumersPaused).containsEntry(SEND, false).containsEntry(BULK, false);
+    }
+
+    @Test
+    void anOperatorsPauseIsRecordedAndOnlyAnOperatorLiftsItAndARecordedPauseIsRestored() {
+        line.pauseByOperator(SEND, "ann");
+        assertThat(records.get(SEND).reason()).isEqualTo(PauseReason.OPERATOR);
+        line.answered(SEND, "relay-a", null, null);
+        line.signal(SEND, new LineSignal.DatabaseAnswered());
+        assertThat(line.admits(SEND)).isFalse();
+
+        // a restart: a fresh node reads the record and pauses the consumers again
+        LineState recorded = records.get(SEND);
+        consumersPaused.put(SEND, false);
+        wire();
+        line.restore(SEND, recorded);
+        assertThat(line.state(SEND)).isEqualTo(recorded);
+        assertThat(line.admits(SEND)).as("the gate closes before the consumers are switched").isFalse();
+        line.reconcile(SEND);
+        assertThat(consumersPaused.get(SEND)).isTrue();
+
+        line.resumeByOperator(SEND, "bob");
+        assertThat(line.admits(SEND)).isTrue();
+        assertThat(consumersPaused.get(SEND)).isFalse();
+        assertThat(records).doesNotContainKey(SEND);
+    }
+
+    private DeadLetterArrived arrival(String queue, String reason, int n) {
+        DeadLetterEnvelope e = new DeadLetterEnvelope(reason, "internal", "m-" + n, "k-" + n, queue, "mailroom-sender",
+                "test", List.of(), T0, clock.instant(), null, "boom", null, null, null, null, "relay-a", null,
+                DeadLetterEnvelope.ROUTED_BY_POLICY, "ID:" + n, "sha");
+        return new DeadLetterArrived(n, e, true);
+    }
+
+    /** An {@link Event} that records what was fired. */
+    private static final class Recording<T> implements Event<T> {
+        private final List<T> fired;
+
+        Recording(List<T> fired) {
+            this.fired = fired;
+        }
+
+        @Override
+        public void fire(T event) {
+            fired.add(event);
+        }
+
+        @Override
+        public <U extends T> CompletionStage<U> fireAsync(U event) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public <U extends T> CompletionStage<U> fireAsync(U event, NotificationOptions options) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Event<T> select(Annotation... qualifiers) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public <U extends T> Event<U> select(Class<U> subtype, Annotation... qualifiers) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public <U extends T> Event<U> select(TypeLiteral<U> subtype, Annotation... qualifiers) {
+            throw new UnsupportedOperationException();
+        }
+    }
+}
