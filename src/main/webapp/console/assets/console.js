@@ -212,9 +212,10 @@ async function route() {
 
 async function dashboard(seq) {
   render(seq, h('h1', {}, 'Dashboard'), h('p', {class: 'muted'}, 'Loading open dead letters per queue…'));
-  const [queues, groups] = await Promise.all([
+  const [queues, groups, providers] = await Promise.all([
     get('/queues').catch(() => []),
     get('/dead-letters/groups?status=open'),
+    get('/providers').catch(() => []),
   ]);
   const names = new Set((queues || []).map((q) => q.queue || q.name).filter(Boolean));
   groups.forEach((g) => names.add(g.queue));
@@ -223,7 +224,19 @@ async function dashboard(seq) {
   render(seq, h('h1', {}, 'Dashboard'),
     h('p', {class: 'hint'}, 'Per send queue: how many dead letters are open, how old the oldest is, how many arrived ',
       'over time, and the failure groups behind them (same reason and error). Click a group to see its dead letters.'),
+    providerPanel(providers || []),
     cards.length ? cards : h('p', {class: 'muted', testid: 'no-queues'}, 'No send queues and no dead letters yet.'));
+}
+
+// Each provider's circuit breaker: open means no call reaches it and its jobs wait on the broker.
+function providerPanel(providers) {
+  return h('section', {class: 'queue-card', testid: 'providers'},
+    h('h2', {}, 'Providers'),
+    table(['Provider', 'Kind', 'Breaker', 'Since', 'Last failure', 'Rate limit'],
+      providers.map((p) => ({p, cells: [h('code', {}, p.name), p.kind,
+        h('span', {class: 'breaker breaker-' + p.state, testid: 'breaker-state'}, p.state.replace('_', '-')),
+        when(p.since), p.last_failure, p.rate_limit_per_second.toFixed(1) + '/s']})),
+      'provider-table', (r) => ({testid: 'provider', 'data-provider': r.p.name})));
 }
 
 function queueCard(name, figures, groups) {

@@ -29,6 +29,7 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
     public static final String ERROR_TYPE = "error_type";
     public static final String PROVIDER = "provider";
     public static final String CODE = "code";
+    public static final String STATE = "state";
 
     /** The kinds of occurrence Mailroom alerts on. */
     public enum Kind {
@@ -40,6 +41,8 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
         RETENTION_EXPIRING,
         /** A provider answered with a code no mapping table covers. */
         UNKNOWN_PROVIDER_CODE,
+        /** A provider's circuit breaker opened or closed. */
+        PROVIDER_BREAKER,
         /**
          * A send may have reached a provider that cannot drop a duplicate: the job is {@code unknown} and
          * waits for an operator (mark as sent, or send again).
@@ -141,6 +144,20 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
         putIfPresent(l, MESSAGE_ID, messageId);
         return new AlertEvent(Kind.UNKNOWN_PROVIDER_CODE, l, "Provider " + provider + " answered with code "
                 + code + " that no mapping covers" + (messageId == null ? "" : " (message " + messageId + ")"), at);
+    }
+
+    /**
+     * {@code provider}'s circuit breaker moved to {@code state} ({@code open}: no call reaches it, jobs
+     * wait on the broker; {@code closed}: it takes mail again).
+     */
+    public static AlertEvent providerBreaker(String provider, String state, String lastFailure, Instant at) {
+        Map<String, String> l = new TreeMap<>();
+        l.put(PROVIDER, Objects.requireNonNull(provider, "provider"));
+        l.put(STATE, Objects.requireNonNull(state, "state"));
+        return new AlertEvent(Kind.PROVIDER_BREAKER, l, "open".equals(state)
+                ? "Circuit breaker of provider " + provider + " opened: no call reaches it, its jobs wait on the broker"
+                + (lastFailure == null ? "" : " (last failure: " + lastFailure + ")")
+                : "Circuit breaker of provider " + provider + " is " + state + ": it takes mail again", at);
     }
 
     /**

@@ -54,6 +54,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
     public static final String OLDEST_AGE_EXCEEDED = "DeadLetterOldestAgeExceeded";
     public static final String RETENTION_EXPIRING = "DeadLetterRetentionExpiring";
     public static final String UNKNOWN_PROVIDER_CODE = "UnknownProviderCode";
+    public static final String PROVIDER_BREAKER = "ProviderBreaker";
     public static final String SEND_OUTCOME_UNKNOWN = "SendOutcomeUnknown";
     public static final String QUEUE_PAUSED = "QueuePaused";
 
@@ -93,6 +94,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case OLDEST_AGE_EXCEEDED, UNKNOWN_PROVIDER_CODE, QUEUE_PAUSED -> Severity.PAGE;
             // an operator reconciles it with the provider's records; nothing else is held up by it
             case RETENTION_EXPIRING, SEND_OUTCOME_UNKNOWN -> Severity.TICKET;
+            // an open breaker holds the provider's mail back: someone must know; its closing is the good news
+            case PROVIDER_BREAKER -> "open".equals(event.label(AlertEvent.STATE)) ? Severity.PAGE : Severity.TICKET;
         };
     }
 
@@ -103,6 +106,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case OLDEST_AGE_EXCEEDED -> OLDEST_AGE_EXCEEDED;
             case RETENTION_EXPIRING -> RETENTION_EXPIRING;
             case UNKNOWN_PROVIDER_CODE -> UNKNOWN_PROVIDER_CODE;
+            case PROVIDER_BREAKER -> PROVIDER_BREAKER;
             case SEND_OUTCOME_UNKNOWN -> SEND_OUTCOME_UNKNOWN;
             case QUEUE_PAUSED -> QUEUE_PAUSED;
         };
@@ -118,6 +122,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case DEAD_LETTER_ARRIVAL -> List.of(AlertEvent.QUEUE, AlertEvent.REASON);
             case OLDEST_AGE_EXCEEDED, RETENTION_EXPIRING -> List.of(AlertEvent.QUEUE);
             case UNKNOWN_PROVIDER_CODE -> List.of(AlertEvent.PROVIDER, AlertEvent.CODE);
+            case PROVIDER_BREAKER -> List.of(AlertEvent.PROVIDER, AlertEvent.STATE);
             case SEND_OUTCOME_UNKNOWN -> List.of(AlertEvent.QUEUE, AlertEvent.PROVIDER);
             case QUEUE_PAUSED -> List.of(AlertEvent.QUEUE, AlertEvent.REASON);
         };
@@ -161,6 +166,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
                     + " is close to retention expiry";
             case UNKNOWN_PROVIDER_CODE -> "Provider " + g.getOrDefault(AlertEvent.PROVIDER, "?")
                     + " answered with unknown code " + g.getOrDefault(AlertEvent.CODE, "?");
+            case PROVIDER_BREAKER -> "Circuit breaker of provider " + g.getOrDefault(AlertEvent.PROVIDER, "?")
+                    + " is " + g.getOrDefault(AlertEvent.STATE, "?");
             case SEND_OUTCOME_UNKNOWN -> "Sends on " + g.getOrDefault(AlertEvent.QUEUE, "?") + " may have reached "
                     + g.getOrDefault(AlertEvent.PROVIDER, "?") + ": unknown, an operator decides";
             case QUEUE_PAUSED -> "Consumers of " + g.getOrDefault(AlertEvent.QUEUE, "?") + " paused: "

@@ -12,6 +12,7 @@ import java.time.Instant;
  * @param redriveId   the redrive run that republished this message ({@code mr_redrive_id}), or null
  * @param replayOf    the dead letter it is a replay of ({@code mr_replay_of}), or null
  * @param sendAgainOf the {@code unknown} job an operator sent again ({@code mr_send_again}), or null
+ * @param refusedBy   the providers this job failed over from ({@code mr_refused_by}); never null
  */
 public record Incoming(
         String queue,
@@ -24,7 +25,31 @@ public record Incoming(
         Instant brokerTimestamp,
         String redriveId,
         Long replayOf,
-        Long sendAgainOf) {
+        Long sendAgainOf,
+        java.util.Set<String> refusedBy) {
+
+    /** The providers this job failed over from ({@code mr_refused_by}, comma-separated); copies keep it. */
+    public static final String REFUSED_BY_PROPERTY = "mr_refused_by";
+
+    public Incoming {
+        refusedBy = refusedBy == null ? java.util.Set.of() : java.util.Set.copyOf(refusedBy);
+    }
+
+    /** A delivery no provider refused yet. */
+    public Incoming(String queue, String jmsMessageId, boolean redelivered, int deliveryCount, byte[] body,
+                    boolean textMessage, String traceparent, Instant brokerTimestamp, String redriveId, Long replayOf,
+                    Long sendAgainOf) {
+        this(queue, jmsMessageId, redelivered, deliveryCount, body, textMessage, traceparent, brokerTimestamp,
+                redriveId, replayOf, sendAgainOf, java.util.Set.of());
+    }
+
+    /** This delivery, with {@code provider} added to the providers that refused it (a failover's copy carries it). */
+    public Incoming refusedBy(String provider) {
+        java.util.Set<String> more = new java.util.TreeSet<>(refusedBy);
+        more.add(provider);
+        return new Incoming(queue, jmsMessageId, redelivered, deliveryCount, body, textMessage, traceparent,
+                brokerTimestamp, redriveId, replayOf, sendAgainOf, more);
+    }
 
     /** The JMS properties that mark a replayed message; retry and dead-letter copies keep them. */
     public static final String REDRIVE_ID_PROPERTY = "mr_redrive_id";

@@ -28,6 +28,9 @@ public final class JmsMessages {
         if (in.replayOf() != null) {
             copy.setLongProperty(Incoming.REPLAY_OF_PROPERTY, in.replayOf());
         }
+        if (!in.refusedBy().isEmpty()) {
+            copy.setStringProperty(Incoming.REFUSED_BY_PROPERTY, String.join(",", new java.util.TreeSet<>(in.refusedBy())));
+        }
         return copy;
     }
 
@@ -78,8 +81,12 @@ public final class JmsMessages {
                 // not one of ours
             }
         }
+        java.util.Set<String> refusedBy = m.propertyExists(Incoming.REFUSED_BY_PROPERTY)
+                ? java.util.Arrays.stream(m.getStringProperty(Incoming.REFUSED_BY_PROPERTY).split(","))
+                .map(String::trim).filter(x -> !x.isEmpty()).collect(java.util.stream.Collectors.toSet())
+                : java.util.Set.of();
         return new Incoming(queue, m.getJMSMessageID(), m.getJMSRedelivered(), deliveryCount, body, text,
                 traceparent, m.getJMSTimestamp() > 0 ? Instant.ofEpochMilli(m.getJMSTimestamp()) : null,
-                redriveId, replayOf, sendAgainOf);
+                redriveId, replayOf, sendAgainOf, refusedBy);
     }
 }

@@ -41,13 +41,21 @@ public class ProviderCalls {
      * timeout come back as NOT_CONNECTED / AMBIGUOUS responses.
      */
     public ProviderResponse send(MailProvider provider, OutboundMail mail, SendCheckpoint checkpoint) {
+        return send(provider, mail, checkpoint, true);
+    }
+
+    /**
+     * @param retryBlip false for a circuit breaker's probe: one connection attempt per probe, so a
+     *                  provider that is down sees at most one per breaker delay
+     */
+    public ProviderResponse send(MailProvider provider, OutboundMail mail, SendCheckpoint checkpoint, boolean retryBlip) {
         AtomicBoolean passedPointOfNoReturn = new AtomicBoolean();
         SendCheckpoint tracking = () -> {
             checkpoint.beforeIrrevocableWrite();
             passedPointOfNoReturn.set(true);
         };
         try {
-            return self.guarded(provider, mail, tracking);
+            return retryBlip ? self.guarded(provider, mail, tracking) : self.guardedOnce(provider, mail, tracking);
         } catch (ConnectionBlip blip) {
             return blip.response();
         } catch (TimeoutException timeout) {
@@ -57,9 +65,19 @@ public class ProviderCalls {
         }
     }
 
+    /** As {@link #guarded}, without the quick second try. */
+    @Timeout(value = 120, unit = ChronoUnit.SECONDS)
+    public ProviderResponse guardedOnce(MailProvider provider, OutboundMail mail, SendCheckpoint checkpoint) {
+        return call(provider, mail, checkpoint);
+    }
+
     @Retry(maxRetries = 1, delay = 200, jitter = 100, delayUnit = ChronoUnit.MILLIS, retryOn = ConnectionBlip.class)
     @Timeout(value = 120, unit = ChronoUnit.SECONDS)
     public ProviderResponse guarded(MailProvider provider, OutboundMail mail, SendCheckpoint checkpoint) {
+        return call(provider, mail, checkpoint);
+    }
+
+    private static ProviderResponse call(MailProvider provider, OutboundMail mail, SendCheckpoint checkpoint) {
         ProviderResponse r = provider.send(mail, checkpoint);
         if (r.status() == ProviderResponse.Status.NOT_CONNECTED) {
             throw new ConnectionBlip(r);

@@ -165,6 +165,30 @@ public sealed interface RecoveryAction {
         }
     }
 
+    /**
+     * Send again after {@code delay} through whichever provider of the queue's chain may take it then
+     * ({@link ProviderRouting}): a failover to the next provider, or a wait for an open breaker. Nothing of
+     * the job reached anybody, so no attempt is consumed and an outage of any length ends in a send.
+     *
+     * @param why what the timeline says: {@code failover to relay-b}, {@code breaker of relay-a open}
+     */
+    record Reroute(String why, Duration delay) implements RecoveryAction {
+        public Reroute {
+            Objects.requireNonNull(why, "why");
+            requirePositive(delay);
+        }
+
+        @Override
+        public String describe() {
+            return "reroute (" + why + "): again in " + format(delay) + " (no attempt consumed)";
+        }
+
+        @Override
+        public boolean consumesAttempt() {
+            return false;
+        }
+    }
+
     private static void requirePositive(Duration delay) {
         Objects.requireNonNull(delay, "delay");
         if (delay.isNegative() || delay.isZero()) {

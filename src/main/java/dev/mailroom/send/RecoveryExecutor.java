@@ -56,6 +56,8 @@ public class RecoveryExecutor {
             retry(in, p, action, r.delay());
         } else if (action instanceof RecoveryAction.Throttle t) {
             retry(in, p, action, t.delay());
+        } else if (action instanceof RecoveryAction.Reroute r) {
+            retry(in, p, action, r.delay());
         } else if (action instanceof RecoveryAction.Pause pause) {
             // A systemic fault stops the line (the send path told StopLine, which pauses the queue's consumers):
             // this job goes back to the broker without using a retry and waits there with the others.

@@ -28,6 +28,7 @@ import dev.mailroom.recoverability.FailureClassifier;
 import dev.mailroom.recoverability.RecoverabilityComponents;
 import dev.mailroom.recoverability.RecoverabilityPolicy;
 import dev.mailroom.recoverability.RecoveryAction;
+import dev.mailroom.recoverability.ProviderRouting;
 import dev.mailroom.stopline.StopLine;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
@@ -52,6 +53,8 @@ public class SendService {
     private static final Logger LOG = Logger.getLogger(SendService.class.getName());
     /** A rate-limit wait up to this long is paced in place; a longer one goes back to the broker. */
     static final Duration MAX_PACING = Duration.ofSeconds(1);
+    /** A job that fails over is due again at once, on the next provider of its chain. */
+    static final Duration FAILOVER_DELAY = Duration.ofMillis(50);
 
     @Inject
     JobParser parser;
@@ -62,15 +65,13 @@ public class SendService {
     @Inject
     DeadLetterRecorder deadLetters;
     @Inject
-    MailProvider provider;
+    ProviderBreakers breakers;
     @Inject
     ProviderCalls calls;
     @Inject
     FailureClassifier classifier;
     @Inject
     RecoverabilityComponents.Policies policies;
-    @Inject
-    AimdRateLimiter rateLimiter;
     @Inject
     RecoveryExecutor executor;
     @Inject
@@ -99,9 +100,23 @@ public class SendService {
             return;
         }
 
+        ProviderBreakers.Routed routed = breakers.route(in.queue(), in.refusedBy());
+        if (routed instanceof ProviderBreakers.Waiting waiting) {
+            // no provider of the chain may be called: the job waits on the broker, no retry used
+            String copy = executor.scheduleCopy(in, waiting.delay(), 0);
+            ledger.deferred(in.queue(), job.messageId(), copy, waiting.why() + ": waits " + waiting.delay()
+                    + " on the broker, no retry used");
+            metrics.outcome(in.queue(), "breaker_wait");
+            return;
+        }
+        ProviderBreakers.Choice choice = (ProviderBreakers.Choice) routed;
+        ProviderBreakers.Guarded guarded = choice.guarded();
+        MailProvider provider = guarded.provider();
+        AimdRateLimiter rateLimiter = guarded.rateLimiter();
+
         Optional<Duration> wait = rateLimiter.tryReserve(MAX_PACING);
         wait.ifPresent(SendService::pace);
-        Begin begin = ledger.begin(in, job, traits(), wait.isPresent());
+        Begin begin = ledger.begin(in, job, traits(provider), wait.isPresent());
         if (begin instanceof Begin.PutBack putBack) {
             // the provider is slowed down further than a short pause: the job goes back to the broker
             String copy = executor.scheduleCopy(in, putBack.delay(), 0);
@@ -119,17 +134,22 @@ public class SendService {
         }
 
         ProviderResponse response;
+        java.util.concurrent.atomic.AtomicBoolean passedPointOfNoReturn = new java.util.concurrent.atomic.AtomicBoolean();
         try {
-            response = calls.send(provider, outbound(job, content), () -> ledger.markIrrevocable(proceed.attemptId()));
+            response = calls.send(provider, outbound(job, content), () -> {
+                ledger.markIrrevocable(proceed.attemptId());
+                passedPointOfNoReturn.set(true);
+            }, !choice.probe());
         } catch (RuntimeException bug) {
             // our own code failed (not the provider): classified as internal, not swallowed
             LOG.log(java.util.logging.Level.SEVERE, bug, () -> "provider call for job " + job.messageId() + " threw");
             ProviderResponse noAnswer = new ProviderResponse(ProviderResponse.Status.REJECTED, provider.name(), null,
                     null, String.valueOf(bug.getMessage()), null, null, bug.getClass().getName());
-            decideAndCarryOut(in, proceed, noAnswer, Failure.internal(bug), bug);
+            decideAndCarryOut(in, provider, proceed, noAnswer, Failure.internal(bug), bug);
             return;
         }
         if (response.accepted()) {
+            breakers.record(guarded, response.status(), null, null);
             stopLine.answered(in.queue(), provider.name(), null, null);
             rateLimiter.onSuccess();
             ledger.recordSent(proceed, response);
@@ -147,7 +167,30 @@ public class SendService {
                     + (response.enhancedCode() == null ? "" : " " + response.enhancedCode()), in.queue(),
                     job.messageId(), clock.instant()));
         }
-        RecoveryAction action = decideAndCarryOut(in, proceed, response, failure, null);
+        boolean breakerOpen = breakers.record(guarded, response.status(), failure.failureClass(), describe(response));
+        ProviderRouting.AfterFailure after = ProviderRouting.afterFailure(response.status(), failure.failureClass(),
+                passedPointOfNoReturn.get(), breakers.nextAfter(in.queue(), provider.name(), in.refusedBy()),
+                breakerOpen, breakers.waitFor(guarded));
+        if (after instanceof ProviderRouting.AfterFailure.FailOver failOver) {
+            reroute(in.refusedBy(provider.name()), provider, proceed, response, failure,
+                    new RecoveryAction.Reroute("failover from " + provider.name() + " to " + failOver.provider(), FAILOVER_DELAY));
+            return;
+        }
+        if (after instanceof ProviderRouting.AfterFailure.WaitForBreaker w) {
+            reroute(in, provider, proceed, response, failure,
+                    new RecoveryAction.Reroute("breaker of " + provider.name() + " open", w.delay()));
+            return;
+        }
+        Incoming next = in;
+        if (ProviderRouting.staysWithProvider(response.status(), failure.failureClass(), passedPointOfNoReturn.get())) {
+            // a copy tried again goes to this provider only: every other one of the chain counts as refused
+            for (String other : breakers.chainNames(in.queue())) {
+                if (!other.equals(provider.name())) {
+                    next = next.refusedBy(other);
+                }
+            }
+        }
+        RecoveryAction action = decideAndCarryOut(next, provider, proceed, response, failure, null);
         if (action instanceof RecoveryAction.Ack ack && RecoveryAction.Ack.UNKNOWN.equals(ack.outcome())) {
             unknownSends.fire(new SendOutcomeUnknown(provider.name(), in.queue(), job.messageId(), proceed.jobId(),
                     "call", JobLedger.describe(response), clock.instant()));
@@ -164,16 +207,29 @@ public class SendService {
         metrics.outcome(in.queue(), JobState.dead_lettered.name());
     }
 
-    private ProviderTraits traits() {
+    private static ProviderTraits traits(MailProvider provider) {
         return new ProviderTraits(provider.name(), provider.dedupesByIdempotencyKey());
     }
 
-    private RecoveryAction decideAndCarryOut(Incoming in, Begin.Proceed proceed, ProviderResponse response,
-                                             Failure failure, Throwable cause) {
+    /** Carries out a failover or a wait for a breaker: nothing reached anybody, no retry used. */
+    private void reroute(Incoming in, MailProvider provider, Begin.Proceed proceed, ProviderResponse response,
+                         Failure failure, RecoveryAction.Reroute action) {
+        metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
+        ledger.recordFailure(proceed, response, failure, action);
+        executor.carryOut(in, proceed, failure, action, null);
+        metrics.outcome(in.queue(), outcomeOf(action));
+    }
+
+    private static String describe(ProviderResponse r) {
+        return (r.code() == null ? "" : r.code() + " ") + (r.text() == null ? String.valueOf(r.errorType()) : r.text());
+    }
+
+    private RecoveryAction decideAndCarryOut(Incoming in, MailProvider provider, Begin.Proceed proceed,
+                                             ProviderResponse response, Failure failure, Throwable cause) {
         metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
         stopLine.answered(in.queue(), provider.name(), failure.failureClass(), failure.text());
         RecoveryAction action = RecoverabilityPolicy.decide(failure, ledger.historyBefore(proceed.jobId(),
-                        proceed.attemptId()), policies.forQueue(in.queue()), traits(), proceed.expiresAt(),
+                        proceed.attemptId()), policies.forQueue(in.queue()), traits(provider), proceed.expiresAt(),
                 clock.instant(), ThreadLocalRandom.current());
         ledger.recordFailure(proceed, response, failure, action);
         executor.carryOut(in, proceed, failure, action, cause);

@@ -18,6 +18,7 @@ import dev.mailroom.platform.ClockProducer;
 import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.MailroomMetrics;
 import dev.mailroom.provider.MailProvider;
+import dev.mailroom.provider.registry.ProviderRegistry;
 import dev.mailroom.provider.OutboundMail;
 import dev.mailroom.provider.ProviderCalls;
 import dev.mailroom.provider.ProviderResponse;
@@ -194,7 +195,7 @@ class SendServiceCdiTest {
                 .addServices(new TestTransactions.Jpa())
                 .addBeanClasses(SendService.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
                         RecoverabilityComponents.class, ProviderCalls.class, ClockProducer.class, MailroomMetrics.class,
-                        StandIns.class)
+                        ProviderRegistry.class, ProviderBreakers.class, StandIns.class)
                 .addBeanClasses(TestTransactions.INTERCEPTORS.toArray(Class<?>[]::new))
                 .initialize();
         return cdi.select(SendService.class).get();

@@ -46,7 +46,7 @@ public final class SmtpTestServer implements AutoCloseable {
 
     private record Reply(int code, String text) { }
 
-    private final SMTPServer server;
+    private volatile SMTPServer server;
     private final Clock clock = Clock.systemUTC();
     private final Object lock = new Object();
     private final List<ReceivedMail> received = new ArrayList<>(); // guarded by lock
@@ -57,12 +57,32 @@ public final class SmtpTestServer implements AutoCloseable {
     private volatile Reply outage;
 
     private SmtpTestServer(int port) {
-        this.server = SMTPServer.port(port)
+        this.server = build(port);
+    }
+
+    private SMTPServer build(int port) {
+        return SMTPServer.port(port)
                 .bindAddress(loopback())
                 .hostName("mailroom-test-smtp")
                 .insertReceivedHeaders(false) // raw() is exactly what the client wrote
                 .messageHandlerFactory(this::newHandler)
                 .build();
+    }
+
+    /**
+     * An outage of the relay itself: stops listening (the port refuses connections, or whatever binds it
+     * next answers) while keeping what was received; {@link #startListening} comes back on the same port.
+     */
+    public synchronized int stopListening() {
+        int port = port();
+        server.stop();
+        return port;
+    }
+
+    /** Listens again on {@code port} (the one {@link #stopListening} returned). */
+    public synchronized void startListening(int port) {
+        server = build(port);
+        server.start();
     }
 
     /** Starts a server on an ephemeral loopback port. */

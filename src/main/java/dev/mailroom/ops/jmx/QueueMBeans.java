@@ -19,6 +19,7 @@ import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.management.JMException;
+import dev.mailroom.send.ProviderBreakers;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
@@ -45,6 +46,8 @@ public class QueueMBeans {
     MailroomConfig config;
     @Inject
     QueueOperations operations;
+    @Inject
+    ProviderBreakers breakers;
     @Resource
     SessionContext session;
 
@@ -75,6 +78,18 @@ public class QueueMBeans {
                 registered.add(name);
             } catch (JMException e) {
                 LOG.log(Level.SEVERE, e, () -> "could not register the JMX MBean of send queue " + queue);
+            }
+        }
+        for (ProviderBreakers.View provider : breakers.views()) {
+            try {
+                ObjectName name = ProviderBreakerBean.objectName(provider.name());
+                if (server.isRegistered(name)) {
+                    server.unregisterMBean(name);
+                }
+                server.registerMBean(new ProviderBreakerBean(provider.name(), breakers, door), name);
+                registered.add(name);
+            } catch (JMException e) {
+                LOG.log(Level.SEVERE, e, () -> "could not register the JMX MBean of provider " + provider.name());
             }
         }
         LOG.info(() -> "JMX MBeans registered: " + registered);

@@ -17,6 +17,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Function;
 import org.eclipse.microprofile.config.Config;
 import java.util.logging.Logger;
 
@@ -50,35 +51,50 @@ public class ProviderProducer {
     }
 
     static SmtpSettings smtpSettings(Config c) {
+        return smtpSettings(key -> text(c, "mailroom.smtp." + key));
+    }
+
+    /** SMTP settings from {@code setting}, which answers a key without its prefix ({@code host}, {@code port}...). */
+    static SmtpSettings smtpSettings(Function<String, Optional<String>> setting) {
         return new SmtpSettings(
-                c.getValue("mailroom.smtp.host", String.class),
-                c.getValue("mailroom.smtp.port", Integer.class),
-                SmtpSettings.StartTls.valueOf(c.getValue("mailroom.smtp.starttls", String.class).trim().toUpperCase(Locale.ROOT)),
-                text(c, "mailroom.smtp.username").orElse(null),
-                text(c, "mailroom.smtp.password").orElse(null),
-                Duration.ofMillis(c.getValue("mailroom.smtp.connect-timeout-ms", Long.class)),
-                Duration.ofMillis(c.getValue("mailroom.smtp.read-timeout-ms", Long.class)),
-                text(c, "mailroom.smtp.helo-name").orElse(null),
-                c.getValue("mailroom.smtp.message-id-domain", String.class));
+                required(setting, "host"),
+                Integer.parseInt(required(setting, "port")),
+                SmtpSettings.StartTls.valueOf(required(setting, "starttls").toUpperCase(Locale.ROOT)),
+                setting.apply("username").orElse(null),
+                setting.apply("password").orElse(null),
+                Duration.ofMillis(Long.parseLong(required(setting, "connect-timeout-ms"))),
+                Duration.ofMillis(Long.parseLong(required(setting, "read-timeout-ms"))),
+                setting.apply("helo-name").orElse(null),
+                required(setting, "message-id-domain"));
     }
 
     static HttpApiSettings httpSettings(Config c) {
+        return httpSettings(key -> text(c, "mailroom.http." + key));
+    }
+
+    /** HTTP API settings from {@code setting}, which answers a key without its prefix ({@code base-url}...). */
+    static HttpApiSettings httpSettings(Function<String, Optional<String>> setting) {
         HttpApiSettings defaults = HttpApiSettings.forProfile(
-                HttpApiProfile.named(c.getValue("mailroom.http.profile", String.class).trim()),
-                URI.create(c.getValue("mailroom.http.base-url", String.class).trim()),
-                text(c, "mailroom.http.api-key").orElse(null),
-                Duration.ofMillis(c.getValue("mailroom.http.connect-timeout-ms", Long.class)),
-                Duration.ofMillis(c.getValue("mailroom.http.request-timeout-ms", Long.class)));
+                HttpApiProfile.named(required(setting, "profile")),
+                URI.create(required(setting, "base-url")),
+                setting.apply("api-key").orElse(null),
+                Duration.ofMillis(Long.parseLong(required(setting, "connect-timeout-ms"))),
+                Duration.ofMillis(Long.parseLong(required(setting, "request-timeout-ms"))));
         // Each of the profile's defaults can be overridden: an API that is "generic but not quite".
         return new HttpApiSettings(defaults.baseUrl(),
-                text(c, "mailroom.http.path").orElse(defaults.path()),
-                text(c, "mailroom.http.auth-header").orElse(defaults.authHeaderName()),
+                setting.apply("path").orElse(defaults.path()),
+                setting.apply("auth-header").orElse(defaults.authHeaderName()),
                 defaults.authValue(),
-                text(c, "mailroom.http.idempotency-header").orElse(defaults.idempotencyHeaderName()),
+                setting.apply("idempotency-header").orElse(defaults.idempotencyHeaderName()),
                 defaults.connectTimeout(), defaults.requestTimeout(), defaults.profile());
     }
 
-    private static Optional<String> text(Config c, String key) {
+    private static String required(Function<String, Optional<String>> setting, String key) {
+        return setting.apply(key).orElseThrow(() -> new java.util.NoSuchElementException(
+                "provider setting '" + key + "' is not configured"));
+    }
+
+    static Optional<String> text(Config c, String key) {
         return c.getOptionalValue(key, String.class).map(String::trim).filter(s -> !s.isEmpty());
     }
 }

@@ -42,6 +42,14 @@ public final class ItEnvironment {
     public static final String PROFILE_POSTGRES = "postgres";
     /** HTTP API provider against a WireMock server in the test JVM, one consumer session. */
     public static final String PROFILE_HTTP = "http";
+    /**
+     * As h2, plus a provider chain: {@code mail.send} goes to {@link #PRIMARY_RELAY} (a second loopback
+     * SMTP server, {@link #primaryRelay()}) and fails over to {@code smtp} ({@link #smtp()});
+     * {@code mail.send.bulk} has {@code smtp} alone. Breakers: delay {@link #BREAKER_DELAY}, volume 4.
+     */
+    public static final String PROFILE_BREAKERS = "breakers";
+    public static final String PRIMARY_RELAY = "relay-a";
+    public static final java.time.Duration BREAKER_DELAY = java.time.Duration.ofSeconds(3);
     /** A template that does not parse: jobs using it make the handler throw (the broker backstop). */
     public static final String BROKEN_TEMPLATE_ID = "it-broken";
     /** The Svix secret of the {@code generic} webhook profile (every profile but {@code default}). */
@@ -67,6 +75,12 @@ public final class ItEnvironment {
     private JmsClient jms;
     private WireMockServer http;
     private AlertReceiver alerts;
+    private SmtpTestServer primaryRelay;
+
+    /** The primary relay of {@code mail.send}'s chain in profile {@code breakers}; null elsewhere. */
+    public SmtpTestServer primaryRelay() {
+        return primaryRelay;
+    }
 
     /** The alert webhook receiver Mailroom posts to; null in profile {@code default}. */
     public AlertReceiver alerts() {
@@ -182,9 +196,10 @@ public final class ItEnvironment {
 
     public static String configuredProfile() {
         String p = System.getProperty("mailroom.it.profile", PROFILE_DEFAULT).trim();
-        if (!p.equals(PROFILE_DEFAULT) && !p.equals(PROFILE_H2) && !p.equals(PROFILE_POSTGRES) && !p.equals(PROFILE_HTTP)) {
+        if (!p.equals(PROFILE_DEFAULT) && !p.equals(PROFILE_H2) && !p.equals(PROFILE_POSTGRES) && !p.equals(PROFILE_HTTP)
+                && !p.equals(PROFILE_BREAKERS)) {
             throw new IllegalStateException("Unknown mailroom.it.profile '" + p
-                    + "' (expected default, h2, postgres or http)");
+                    + "' (expected default, h2, postgres, http or breakers)");
         }
         return p;
     }
@@ -220,6 +235,7 @@ public final class ItEnvironment {
         }
 
         SmtpTestServer smtp = null;
+        SmtpTestServer primaryRelay = null;
         WireMockServer http = null;
         AlertReceiver alerts = null;
         PostgresServer postgres = null;
@@ -245,6 +261,17 @@ public final class ItEnvironment {
                 // short enough that a relay answering after it (UnknownSendSmtpIT) costs seconds, long
                 // enough that a loaded loopback relay still answers in time
                 env.put("MAILROOM_SMTP_READ_TIMEOUT_MS", Long.toString(SMTP_READ_TIMEOUT.toMillis()));
+            }
+            if (PROFILE_BREAKERS.equals(profile)) {
+                primaryRelay = SmtpTestServer.start();
+                env.put("MAILROOM_PROVIDERS_MAIL_SEND", PRIMARY_RELAY + ",smtp");
+                env.put("MAILROOM_PROVIDER_RELAY_A_KIND", "smtp");
+                env.put("MAILROOM_PROVIDER_RELAY_A_HOST", "127.0.0.1");
+                env.put("MAILROOM_PROVIDER_RELAY_A_PORT", Integer.toString(primaryRelay.port()));
+                env.put("MAILROOM_PROVIDER_RELAY_A_READ_TIMEOUT_MS", "2000");
+                env.put("MAILROOM_BREAKER_DELAY", BREAKER_DELAY.toMillis() + "ms");
+                env.put("MAILROOM_BREAKER_REQUEST_VOLUME", "4");
+                env.put("MAILROOM_BREAKER_WAIT_SPREAD", "5s");
             }
             if (!PROFILE_DEFAULT.equals(profile)) {
                 alerts = AlertReceiver.start();
@@ -304,6 +331,7 @@ public final class ItEnvironment {
             ItEnvironment environment = new ItEnvironment(profile, workDir, profileDir, smtp, postgres, server);
             environment.http = http;
             environment.alerts = alerts;
+            environment.primaryRelay = primaryRelay;
             // one hook, so the order is right: server first, then what it uses
             // (killed JVMs: the server and postgres also get a parent-death signal)
             Runtime.getRuntime().addShutdownHook(new Thread(environment::shutdown, "it-environment-stop"));
@@ -312,6 +340,9 @@ public final class ItEnvironment {
             return environment;
         } catch (RuntimeException | Error e) {
             stopQuietly(server, postgres, smtp);
+            if (primaryRelay != null) {
+                primaryRelay.close();
+            }
             if (http != null) {
                 http.stop();
             }
@@ -335,6 +366,13 @@ public final class ItEnvironment {
             }
         }
         stopQuietly(server, postgres, smtp);
+        if (primaryRelay != null) {
+            try {
+                primaryRelay.close();
+            } catch (RuntimeException e) {
+                System.err.println("[it-support] stopping the primary relay failed: " + e);
+            }
+        }
         if (http != null) {
             http.stop();
         }
