@@ -261,6 +261,10 @@ public final class ItEnvironment {
                 // short enough that a relay answering after it (UnknownSendSmtpIT) costs seconds, long
                 // enough that a loaded loopback relay still answers in time
                 env.put("MAILROOM_SMTP_READ_TIMEOUT_MS", Long.toString(SMTP_READ_TIMEOUT.toMillis()));
+                // These executions prove what happens to single jobs (retries, dead letters, redrives of an outage's
+                // dead letters): a breaker that opened on their scripted failures would keep the jobs waiting
+                // instead. Breakers are proven in their own execution (PROFILE_BREAKERS sets its own volume below).
+                env.put("MAILROOM_BREAKER_REQUEST_VOLUME", "1000000");
             }
             if (PROFILE_BREAKERS.equals(profile)) {
                 primaryRelay = SmtpTestServer.start();
