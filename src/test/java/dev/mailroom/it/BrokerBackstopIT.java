@@ -69,7 +69,13 @@ class BrokerBackstopIT {
         assertThat(copy.getStringProperty("mr_reason")).isEqualTo("redelivery_limit");
         assertThat(copy.getStringProperty("mr_routed_by")).isEqualTo("broker");
         assertThat(copy.getStringProperty("mr_source_queue")).isEqualTo("mail.send");
-        assertThat(copy.getStringProperty("mr_original_jms_message_id")).isEqualTo(dead.getJMSMessageID());
+        // the copy names the bare message it replaced; the message browsed above is that bare one, unless the sweep
+        // (every 2 s) was quicker than the browse and it already saw the enveloped copy
+        String original = copy.getStringProperty("mr_original_jms_message_id");
+        assertThat(original).isNotBlank().isNotEqualTo(copyId);
+        if (!dead.getJMSMessageID().equals(copyId)) {
+            assertThat(original).isEqualTo(dead.getJMSMessageID());
+        }
         assertThat(copy.getIntProperty("mr_lap")).isEqualTo(1);
 
         // a second (and third) sweep changes nothing
