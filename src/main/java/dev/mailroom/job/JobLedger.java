@@ -361,6 +361,7 @@ public class JobLedger {
                 .getSingleResult();
         if (inserted == 1) {
             event(j, "received", "from " + in.queue() + " as JMS message " + in.jmsMessageId(), now);
+            JobRecipient.of(j.getId(), job).forEach(em::persist);
         }
         return j;
     }

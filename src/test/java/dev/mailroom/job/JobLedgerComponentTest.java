@@ -42,7 +42,7 @@ class JobLedgerComponentTest {
     private static final ProviderTraits SMTP = new ProviderTraits("smtp", false);
     private static final ProviderTraits HTTP = new ProviderTraits("http", true);
     private static final MovableClock CLOCK = new MovableClock(Clock.fixed(Instant.parse("2030-01-01T10:00:00Z"), ZoneOffset.UTC));
-    static final List<Class<?>> ENTITIES = List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class);
+    static final List<Class<?>> ENTITIES = List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class, JobRecipient.class);
     static ComponentDatabase db;
     /** How many sessions wait on another one's lock, in this database's own words. */
     static String blockedSessions;
@@ -118,6 +118,20 @@ class JobLedgerComponentTest {
             l.finish(p.jobId(), JobState.discarded, "discarded", "expired");
         });
         return p.jobId();
+    }
+
+    @Test
+    void aNewJobRecordsItsRecipientsNormalisedOnceEvenWhenRedelivered() {
+        Incoming in = delivery("""
+                {"schema_version": 1, "message_id": "rcpt-1", "idempotency_key": "rcpt-1", "from": "noreply@example.com",
+                 "to": ["Alice <Alice@Example.COM>"], "cc": ["Bob@Example.com"], "bcc": ["carol@example.com"],
+                 "subject": "s", "text": "t"}""");
+        Begin.Proceed p = (Begin.Proceed) begin(in, SMTP);
+        begin(redelivery(in), SMTP);
+        List<String> recipients = db.inTransaction(em -> em.createQuery(
+                "select r.kind || ':' || r.address from JobRecipient r where r.jobId = :j order by r.position", String.class)
+                .setParameter("j", p.jobId()).getResultList());
+        assertThat(recipients).containsExactly("to:alice@example.com", "cc:bob@example.com", "bcc:carol@example.com");
     }
 
     @Test

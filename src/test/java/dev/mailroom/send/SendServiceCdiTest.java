@@ -8,6 +8,7 @@ import dev.mailroom.deadletter.DeadLetterRecorder;
 import dev.mailroom.job.HeldSend;
 import dev.mailroom.job.Incoming;
 import dev.mailroom.job.JobAttempt;
+import dev.mailroom.job.JobRecipient;
 import dev.mailroom.job.JobComponents;
 import dev.mailroom.job.JobEvent;
 import dev.mailroom.job.JobLedger;
@@ -172,7 +173,7 @@ class SendServiceCdiTest {
         POISONED.clear();
         UNKNOWN.clear();
         ANSWERS.clear();
-        db = ComponentDatabase.h2(List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class));
+        db = ComponentDatabase.h2(List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class, JobRecipient.class));
         TestTransactions.use(db);
     }
 
