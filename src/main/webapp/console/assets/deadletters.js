@@ -1,3 +1,4 @@
+import {jobLink} from './jobs.js';
 import {LIST_FILTERS, state, h, render, flash, when, statusBadge, kvTable, table, canAct, actionAttrs, viewerNote, get, post, query, filterForm, go, columnName, attemptCell} from './core.js';
 
 export async function deadLetterList(params, seq) {
@@ -91,7 +92,7 @@ export async function deadLetterDetail(id, seq) {
       table(attemptKeys.map(columnName), attempts.map((a) => ({cells: attemptKeys.map((k) => attemptCell(k, a[k]))})), 'attempts')),
     h('section', {class: 'card'}, h('h2', {}, 'Job timeline'),
       job instanceof Error ? h('p', {class: 'muted', testid: 'timeline'}, job.status === 404 ? 'No job was recorded for this message (e.g. a payload that never parsed).' : job.message)
-        : job ? [h('p', {}, 'Job state: ', statusBadge(job.state, 'job-state')),
+        : job ? [h('p', {}, 'Job state: ', statusBadge(job.state, 'job-state'), ' ', jobLink(d.message_id, d.source_queue, 'Open the job')),
           table(['At', 'Event', 'Detail', 'By'], (job.timeline || []).map((e) => ({cells: [when(e.at), e.type, e.detail, e.actor]})), 'timeline')]
           : h('p', {class: 'muted', testid: 'timeline'}, 'No message id, so no job.')),
     h('section', {class: 'card'}, h('h2', {}, 'Status history'),

@@ -394,6 +394,84 @@ class ConsoleBrowserIT {
         wait(WAIT).until(ExpectedConditions.textToBe(testId("dl-status"), "open"));
     }
 
+    @Test
+    void aBouncedPermanentJobIsFoundByItsRecipientAndOpenedAndBackKeepsTheSearch() {
+        String prefix = Jobs.runPrefix("console-jobs");
+        String recipient = prefix + "gone@example.com";
+        String bounced = prefix + "bounced";
+        String sent = prefix + "sent";
+        // the relay refuses the first one for good (no such mailbox: bounced_permanent, no retry), takes the second
+        smtp.enqueueReply(550, "5.1.1 <" + recipient + ">: Recipient address rejected: User unknown");
+        env.jms().sendText("mail.send", jobTo(bounced, recipient));
+        env.api().awaitJson("/api/v1/jobs/" + bounced, j -> "bounced_permanent".equals(j.path("state").asText()), DEAD_LETTERED);
+        env.jms().sendText("mail.send", jobTo(sent, recipient));
+        env.api().awaitJson("/api/v1/jobs/" + sent, j -> "sent_to_provider".equals(j.path("state").asText()), DEAD_LETTERED);
+
+        startBrowser();
+        signIn("operator", "operator-pass");
+        click(testId("nav-jobs"));
+        // as support types it: a display name and capitals; the search normalises it
+        setField("filter-recipient", "Gone Person <" + recipient.toUpperCase(java.util.Locale.ROOT) + ">");
+        click(testId("job-filter-submit"));
+        waitFor(d -> d.findElements(testId("job-row")).size() == 2, WAIT, "two jobs to " + recipient, false);
+        assertThat(driver.findElements(testId("job-row"))).extracting(r -> r.getAttribute("data-message-id"))
+                .containsExactly(sent, bounced);
+        setField("filter-state", "bounced_permanent");
+        click(testId("job-filter-submit"));
+        waitFor(d -> d.getCurrentUrl().contains("state=bounced_permanent") && d.findElements(testId("job-row")).size() == 1
+                && bounced.equals(d.findElement(testId("job-row")).getAttribute("data-message-id")), WAIT,
+                "only the bounced_permanent job", false);
+        assertThat(driver.findElement(testId("job-table")).getText()).contains("Recipients").contains(recipient);
+
+        driver.findElement(testId("job-row")).findElement(testId("job-link")).click();
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "bounced_permanent"));
+        assertThat(driver.findElement(testId("job-attempts")).getText()).contains("550").contains("5.1.1")
+                .contains("permanent_recipient");
+        assertThat(driver.findElements(testId("recipient-row"))).extracting(r -> r.getAttribute("data-address"))
+                .containsExactly(recipient);
+        assertThat(driver.findElements(testId("timeline-row"))).isNotEmpty();
+        screenshot("job-page-bounced-permanent");
+
+        click(testId("back-to-jobs"));
+        waitFor(d -> d.getCurrentUrl().contains("state=bounced_permanent") && d.getCurrentUrl().contains("recipient=")
+                && d.findElements(testId("job-row")).size() == 1, WAIT, "back on the same search", false);
+        assertThat(driver.findElement(testId("filter-recipient")).getAttribute("value")).containsIgnoringCase(recipient);
+
+        // a bad value is explained next to the form, the form stays
+        setField("filter-from", "2026-11-30 23:00");
+        click(testId("job-filter-submit"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("job-search-error")));
+        assertThat(driver.findElement(testId("job-search-error")).getText()).contains("from");
+        assertThat(driver.findElements(testId("job-filter"))).hasSize(1);
+    }
+
+    @Test
+    void aJobPageShowsTheDeliveryEventsOfItsTimeline() throws Exception {
+        String prefix = Jobs.runPrefix("console-delivery");
+        String recipient = prefix + "reader@example.com";
+        String id = prefix + "1";
+        env.jms().sendText("mail.send", jobTo(id, recipient));
+        env.api().awaitJson("/api/v1/jobs/" + id, j -> "sent_to_provider".equals(j.path("state").asText()), DEAD_LETTERED);
+        var answer = WebhookIT.post("generic", "msg_" + java.util.UUID.randomUUID(), WebhookIT.serverNow(),
+                "{\"event_type\":\"delivered\",\"message_id\":\"" + id + "\",\"recipient\":\"" + recipient
+                        + "\",\"description\":\"250 2.0.0 OK console\"}", ItEnvironment.WEBHOOK_SECRET);
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(202);
+        env.api().awaitJson("/api/v1/jobs/" + id, j -> "delivered".equals(j.path("state").asText()), DEAD_LETTERED);
+
+        startBrowser();
+        signIn("viewer", "viewer-pass");
+        click(testId("nav-jobs"));
+        setField("filter-message_id", id);
+        click(testId("job-filter-submit"));
+        waitFor(d -> d.findElements(testId("job-row")).size() == 1, WAIT, "the job by its message id", false);
+        assertThat(driver.findElement(testId("job-row")).getAttribute("data-state")).isEqualTo("delivered");
+        driver.findElement(testId("job-row")).findElement(testId("job-link")).click();
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "delivered"));
+        WebElement delivery = driver.findElement(By.cssSelector("[data-testid=timeline-row][data-type=delivery_delivered]"));
+        assertThat(delivery.getText()).contains(recipient).contains("250 2.0.0 OK console");
+        screenshot("job-page-delivered");
+    }
+
     // ------------------------------------------------------------------------------------------ helpers
 
     private static String job(String messageId, String campaign) {
@@ -402,6 +480,25 @@ class ConsoleBrowserIT {
                  "from": "Mailroom IT <noreply@example.com>", "to": ["alice@example.com"],
                  "subject": "Hello %s", "text": "Hi Alice, this is %s."}""".formatted(messageId, campaign, messageId,
                 messageId);
+    }
+
+    private static String jobTo(String messageId, String recipient) {
+        return """
+                {"schema_version": 1, "message_id": "%s", "tenant": "console-it", "campaign_id": "console-jobs",
+                 "from": "Mailroom IT <noreply@example.com>", "to": ["%s"],
+                 "subject": "Hello %s", "text": "Hi, this is %s."}""".formatted(messageId, recipient, messageId, messageId);
+    }
+
+    /** A screenshot of the page as it is now, {@code <build dir>/console-screenshots/<name>.png}, on every run. */
+    private void screenshot(String name) throws IllegalStateException {
+        try {
+            Path dir = ItEnvironment.workDir().getParent().resolve("console-screenshots");
+            Files.createDirectories(dir);
+            Files.copy(((ChromeDriver) driver).getScreenshotAs(OutputType.FILE).toPath(), dir.resolve(name + ".png"),
+                    StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new IllegalStateException("screenshot " + name, e);
+        }
     }
 
     private void startBrowser() {
