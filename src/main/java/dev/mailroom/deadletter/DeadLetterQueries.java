@@ -269,8 +269,15 @@ public class DeadLetterQueries {
         return value == null || value.toString().isEmpty() ? null : value.toString();
     }
 
-    /** Dead letters that arrived (by {@code failed_at}) in [start, start + bucket). */
-    public record Arrivals(Instant start, long count) { }
+    /**
+     * Dead letters that arrived (by {@code failed_at}) in [start, start + bucket): {@code count} in all, and
+     * {@code byReason} per dead-letter reason (only the reasons that occur; the console stacks the bars by them).
+     */
+    public record Arrivals(Instant start, long count, Map<String, Long> byReason) {
+        public Arrivals(Instant start, long count) {
+            this(start, count, Map.of());
+        }
+    }
 
     /** Most buckets one arrivals query answers (a week of minutes is too many for a chart). */
     public static final int MAX_BUCKETS = 2000;
@@ -303,22 +310,26 @@ public class DeadLetterQueries {
         long seconds = bucket.getSeconds();
         List<Arrivals> empty = arrivalBuckets(Map.of(), from, now, bucket);
         Instant to = empty.isEmpty() ? from : empty.get(empty.size() - 1).start().plus(bucket);
-        var q = em.createNativeQuery("select bucket, sum(arrived) from dead_letter_arrival"
+        var q = em.createNativeQuery("select bucket, reason, sum(arrived) from dead_letter_arrival"
                 + " where bucket_seconds = ?1 and bucket >= ?2 and bucket < ?3"
-                + (queue != null ? " and source_queue = ?4" : "") + " group by bucket")
+                + (queue != null ? " and source_queue = ?4" : "") + " group by bucket, reason")
                 .setParameter(1, (int) counted)
                 .setParameter(2, Math.floorDiv(from.getEpochSecond(), counted))
                 .setParameter(3, Math.floorDiv(to.getEpochSecond(), counted));
         if (queue != null) {
             q.setParameter(4, queue);
         }
-        Map<Instant, Long> counts = new java.util.HashMap<>();
+        Map<Instant, Map<String, Long>> counts = new java.util.HashMap<>();
         for (Object row : q.getResultList()) {
             Object[] r = (Object[]) row;
             long start = Math.floorDiv(((Number) r[0]).longValue() * counted, seconds) * seconds;
-            counts.merge(Instant.ofEpochSecond(start), ((Number) r[1]).longValue(), Long::sum);
+            long arrived = ((Number) r[2]).longValue();
+            if (arrived > 0) {
+                counts.computeIfAbsent(Instant.ofEpochSecond(start), k -> new java.util.TreeMap<>())
+                        .merge((String) r[1], arrived, Long::sum);
+            }
         }
-        return arrivalBuckets(counts, from, now, bucket);
+        return arrivalBucketsByReason(counts, from, now, bucket);
     }
 
     /** Counted by the database over the window's dead letters (a bucket that is not whole minutes). */
@@ -328,22 +339,23 @@ public class DeadLetterQueries {
         // as a literal (a validated long) so that the select and the group by are one expression; floor
         // through function() because WildFly asks Hibernate for strict JPA compliance.
         String bucketOf = "function('floor', extract(epoch from d.failedAt) / " + seconds + ")";
-        StringBuilder jpql = new StringBuilder("select " + bucketOf + ", count(d) from DeadLetter d"
+        StringBuilder jpql = new StringBuilder("select " + bucketOf + ", d.reason, count(d) from DeadLetter d"
                 + " where d.failedAt >= :from and d.failedAt < :to");
         if (queue != null) {
             jpql.append(" and d.sourceQueue = :queue");
         }
-        jpql.append(" group by ").append(bucketOf);
+        jpql.append(" group by ").append(bucketOf).append(", d.reason");
         List<Arrivals> empty = arrivalBuckets(Map.of(), from, now, bucket);
         Instant to = empty.isEmpty() ? from : empty.get(empty.size() - 1).start().plus(bucket);
         var q = em.createQuery(jpql.toString(), Object[].class).setParameter("from", from).setParameter("to", to);
         if (queue != null) {
             q.setParameter("queue", queue);
         }
-        Map<Instant, Long> counts = new java.util.HashMap<>();
-        q.getResultStream().forEach(r -> counts.put(Instant.ofEpochSecond(((Number) r[0]).longValue() * seconds),
-                ((Number) r[1]).longValue()));
-        return arrivalBuckets(counts, from, now, bucket);
+        Map<Instant, Map<String, Long>> counts = new java.util.HashMap<>();
+        q.getResultStream().forEach(r -> counts.computeIfAbsent(
+                Instant.ofEpochSecond(((Number) r[0]).longValue() * seconds), k -> new java.util.TreeMap<>())
+                .merge((String) r[1], ((Number) r[2]).longValue(), Long::sum));
+        return arrivalBucketsByReason(counts, from, now, bucket);
     }
 
     /**
@@ -378,6 +390,16 @@ public class DeadLetterQueries {
             result.add(new Arrivals(start, countsByStart.getOrDefault(start, 0L)));
         }
         return result;
+    }
+
+    /** {@link #arrivalBuckets} with each bucket's counts per reason; a bucket's count is their sum. */
+    public static List<Arrivals> arrivalBucketsByReason(Map<Instant, Map<String, Long>> countsByStart, Instant from,
+                                                        Instant now, java.time.Duration bucket) {
+        return arrivalBuckets(Map.of(), from, now, bucket).stream().map(b -> {
+            Map<String, Long> byReason = countsByStart.getOrDefault(b.start(), Map.of());
+            return new Arrivals(b.start(), byReason.values().stream().mapToLong(Long::longValue).sum(),
+                    Map.copyOf(byReason));
+        }).toList();
     }
 
     private static void where(StringBuilder jpql, Map<String, Object> params, Filter f) {
