@@ -489,16 +489,9 @@ class ConsoleBrowserIT {
                  "subject": "Hello %s", "text": "Hi, this is %s."}""".formatted(messageId, recipient, messageId, messageId);
     }
 
-    /** A screenshot of the page as it is now, {@code <build dir>/console-screenshots/<name>.png}, on every run. */
-    private void screenshot(String name) throws IllegalStateException {
-        try {
-            Path dir = ItEnvironment.workDir().getParent().resolve("console-screenshots");
-            Files.createDirectories(dir);
-            Files.copy(((ChromeDriver) driver).getScreenshotAs(OutputType.FILE).toPath(), dir.resolve(name + ".png"),
-                    StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new IllegalStateException("screenshot " + name, e);
-        }
+    /** A screenshot of the page as it is now, {@code target/console-screenshots/<name>.png}, on every run. */
+    private void screenshot(String name) {
+        ConsoleScreenshots.save(driver, name);
     }
 
     private void startBrowser() {
