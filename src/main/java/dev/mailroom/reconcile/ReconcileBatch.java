@@ -112,7 +112,9 @@ public class ReconcileBatch {
 
     /** Carries out the decision for each recipient the event speaks of, then the roll-up to the job. */
     private void apply(MailJob job, TrackingEvent event, Duration waiting, Instant now) {
-        em.lock(job, LockModeType.PESSIMISTIC_WRITE);
+        // the job's row locked and re-read: an operator's "mark as sent" or "send again" of an unknown job is not lost
+        em.flush();
+        em.refresh(job, LockModeType.PESSIMISTIC_WRITE);
         List<JobRecipient> recipients = em.createQuery(
                         "select r from JobRecipient r where r.jobId = :j order by r.position", JobRecipient.class)
                 .setParameter("j", job.getId()).getResultList();
