@@ -188,10 +188,13 @@ public class ReconcileBatch {
         meters.counter("mailroom.reconcile.calls", "profile", stored.getProfile(), "outcome", outcome).increment();
     }
 
-    /** Received → applied, with p50/p99 published (the lag target is on p99). */
+    /**
+     * Received → applied (count, sum, max). No client-side percentiles: they need HdrHistogram, which WildFly's
+     * Micrometer module does not carry (the timer failed every run); the proof computes p99 from the inbox's
+     * received_at/applied_at instead.
+     */
     private Timer lag(String profile) {
         return Timer.builder("mailroom.reconcile.lag").tag("profile", profile)
-                .description("time from a webhook call's receipt to its events being applied")
-                .publishPercentiles(0.5, 0.99).register(meters);
+                .description("time from a webhook call's receipt to its events being applied").register(meters);
     }
 }
