@@ -149,7 +149,12 @@ class WebhookProofIT {
                 (early.contains(j) ? earlyJobs : lateJobs).add(job(prefix + j, tenant, j));
             }
             env.jms().sendAll("mail.send", lateJobs);
-            Jobs.awaitSendQueuesDrained(env.api(), Duration.ofMinutes(5));
+            // on a loaded machine one queue poll may time out: that is no answer yet, not a failure
+            await("send queues drained").atMost(Duration.ofMinutes(10)).ignoreExceptions().pollInterval(Duration.ofSeconds(1))
+                    .until(() -> {
+                        Jobs.awaitSendQueuesDrained(env.api(), Duration.ofMinutes(1));
+                        return true;
+                    });
             env.jms().sendAll("mail.send", earlyJobs);
             long postStart = System.nanoTime();
             postAll(pool, rest, statuses);
@@ -293,7 +298,7 @@ class WebhookProofIT {
     /** Pages the inbox until every one of our {@code expected} stored calls is reconciled (bounded). */
     private static List<JsonNode> awaitReconciled(ItEnvironment env, String keyPrefix, int expected) {
         List<JsonNode> ours = new ArrayList<>();
-        await("every stored call reconciled").atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(2)).until(() -> {
+        await("every stored call reconciled").atMost(Duration.ofMinutes(5)).ignoreExceptions().pollInterval(Duration.ofSeconds(2)).until(() -> {
             ours.clear();
             long after = 0;
             while (true) {
