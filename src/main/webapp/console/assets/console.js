@@ -1,10 +1,13 @@
 // Mailroom console: plain ES modules, no framework, no build step. Hash routes:
-//   #/                      dashboard per queue
+//   #/?range=24:PT1H        live dashboard per queue (range: of the arrival charts)
 //   #/dead-letters?...      filtered list
 //   #/dead-letters/{id}     one dead letter: envelope, stack trace, attempts, timeline, payload; actions
+//   #/jobs?...              find jobs (recipient, ids, campaign, tenant, state, time)
+//   #/jobs/{message_id}?queue=&list=   one job: state, attempts, timeline, recipients' delivery state
 //   #/redrives              recent redrives
 //   #/redrives/new?...      plan a redrive (dry run)
 //   #/redrives/{id}         review a plan, run it, watch it, read its recovery record
+//   #/suppressions?...      the suppression list: filter, add, lift (suppressions.js)
 // Every request carries X-Mailroom-Console: 1; every write also X-CSRF-Token. A 401 goes to login.html.
 // This module only routes; each page lives in its own module (dashboard.js, deadletters.js, redrives.js) and
 // everything they share (DOM helpers, formatting, the API client, filter forms) in core.js.
@@ -13,6 +16,8 @@ import {state, h, view, render, flash, when, canAct, api, get, errorBox} from '.
 import {dashboard} from './dashboard.js';
 import {deadLetterList, deadLetterDetail} from './deadletters.js';
 import {redriveList, redrivePlanForm, redrivePage} from './redrives.js';
+import {jobList, jobPage} from './jobs.js';
+import {suppressionList} from './suppressions.js';
 
 // ------------------------------------------------------------------ routing
 
@@ -27,12 +32,15 @@ async function route() {
   const parts = path.split('/').filter(Boolean);
   document.querySelectorAll('header nav a').forEach((a) => a.classList.toggle('current', a.getAttribute('href').split('?')[0] === '#' + path));
   try {
-    if (parts.length === 0) return await dashboard(seq);
+    if (parts.length === 0) return await dashboard(seq, params);
     if (parts[0] === 'dead-letters' && parts.length === 1) return await deadLetterList(params, seq);
     if (parts[0] === 'dead-letters' && parts.length === 2) return await deadLetterDetail(parts[1], seq);
+    if (parts[0] === 'jobs' && parts.length === 1) return await jobList(params, seq);
+    if (parts[0] === 'jobs' && parts.length === 2) return await jobPage(decodeURIComponent(parts[1]), params, seq);
     if (parts[0] === 'redrives' && parts.length === 1) return await redriveList(seq);
     if (parts[0] === 'redrives' && parts[1] === 'new') return await redrivePlanForm(params, seq);
     if (parts[0] === 'redrives' && parts.length === 2) return await redrivePage(parts[1], seq);
+    if (parts[0] === 'suppressions' && parts.length === 1) return await suppressionList(params, seq);
     view(h('h1', {}, 'Not found'), h('p', {}, 'No console page at ', hash, '. '), h('a', {href: '#/'}, 'Go to the dashboard'));
   } catch (e) {
     if (e.status === 401) return;

@@ -95,7 +95,7 @@ public final class DeliveryTransitions {
 
     /** A hard bounce or a complaint puts the recipient on the suppression list. */
     static boolean suppresses(EventType event) {
-        return event == EventType.bounced || event == EventType.complained;
+        return SuppressionCauses.of(event, null).isPresent();
     }
 
     /** Sent (or maybe sent) jobs take delivery news; an unknown job is settled by it. */

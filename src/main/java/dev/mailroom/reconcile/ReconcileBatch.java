@@ -42,6 +42,8 @@ public class ReconcileBatch {
     JobLedger ledger;
     @Inject
     MeterRegistry meters;
+    @Inject
+    dev.mailroom.suppression.SuppressionList suppressions;
 
     /** What a batch did: the last inbox id it looked at, and how many calls it read. */
     public record Progress(long lastId, int read) {
@@ -94,7 +96,7 @@ public class ReconcileBatch {
                 meters.counter("mailroom.reconcile.unmatched", "profile", profile).increment();
                 continue;
             }
-            apply(job.get(), event, waiting, now);
+            apply(job.get(), event, stored.getId(), waiting, now);
             outcomes.add("applied");
         }
         String outcome = outcomes.contains("unmatched") ? "unmatched" : "applied";
@@ -111,7 +113,7 @@ public class ReconcileBatch {
     }
 
     /** Carries out the decision for each recipient the event speaks of, then the roll-up to the job. */
-    private void apply(MailJob job, TrackingEvent event, Duration waiting, Instant now) {
+    private void apply(MailJob job, TrackingEvent event, long storedId, Duration waiting, Instant now) {
         // the job's row locked and re-read: an operator's "mark as sent" or "send again" of an unknown job is not lost
         em.flush();
         em.refresh(job, LockModeType.PESSIMISTIC_WRITE);
@@ -148,6 +150,9 @@ public class ReconcileBatch {
         }
         ledger.event(job, "delivery_" + event.eventType(), event.timelineText()
                 + (notes.isEmpty() ? "" : " (no change: " + String.join("; ", notes) + ")"), now);
+        // the one place a hard bounce, a complaint or a provider's own suppression puts the recipient on the list
+        SuppressionCauses.of(event).ifPresent(reason -> suppressions.fromEvent(job, event.recipient(), reason, storedId,
+                event.timelineText(), now));
         recipients.forEach(r -> DeliveryState.parse(r.getDeliveryState()).ifPresent(states::add));
         JobState before = job.getState();
         JobState after = DeliveryTransitions.rollUp(before, states);
@@ -163,7 +168,7 @@ public class ReconcileBatch {
      * applied: the one place that puts the recipient on the tenant's suppression list.
      */
     private void recipientChanged(MailJob job, JobRecipient recipient, DeliveryTransitions.Apply apply, TrackingEvent event) {
-        // suppression (issue 11 §5) hooks in here
+        // the recipient's state is kept on its row; suppression is applied per event in apply()
     }
 
     /** By the provider's message id recorded at send, else by Mailroom's message_id (newest job first). */
