@@ -30,6 +30,7 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
     public static final String PROVIDER = "provider";
     public static final String CODE = "code";
     public static final String STATE = "state";
+    public static final String TENANT = "tenant";
 
     /** The kinds of occurrence Mailroom alerts on. */
     public enum Kind {
@@ -49,7 +50,11 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
          */
         SEND_OUTCOME_UNKNOWN,
         /** A send queue's line stopped: its consumers are paused, its jobs wait on the broker. */
-        QUEUE_PAUSED
+        QUEUE_PAUSED,
+        /** A job is still {@code sent_to_provider} past its provider's limit with no provider event (never assumed failed). */
+        DELIVERY_SILENT,
+        /** A queue and tenant's bounce or complaint rate went over its threshold: the provider may suspend the sender. */
+        DELIVERY_RATE_EXCEEDED
     }
 
     public AlertEvent {
@@ -177,6 +182,32 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
         return new AlertEvent(Kind.SEND_OUTCOME_UNKNOWN, l, "Message " + messageId + " on " + queue
                 + " may have reached " + provider + " (" + detail + "), which cannot drop a duplicate: it is unknown"
                 + " and not sent again; mark it as sent or send it again", at);
+    }
+
+    /** Job {@code messageId} on {@code queue} has had no event from {@code provider} for more than {@code limit}. */
+    public static AlertEvent deliverySilent(String provider, String queue, String messageId, Duration limit, Instant at) {
+        Map<String, String> l = new TreeMap<>();
+        l.put(PROVIDER, Objects.requireNonNull(provider, "provider"));
+        l.put(QUEUE, Objects.requireNonNull(queue, "queue"));
+        putIfPresent(l, MESSAGE_ID, messageId);
+        return new AlertEvent(Kind.DELIVERY_SILENT, l, "Message " + messageId + " on " + queue + " is still sent_to_provider "
+                + AlertConfig.text(limit) + " after it went to " + provider + ", with no event from it: not assumed failed;"
+                + " check the provider's webhooks", at);
+    }
+
+    /**
+     * The {@code kind} ({@code bounce} or {@code complaint}) rate of {@code queue} and {@code tenant} is {@code rate},
+     * over {@code threshold}, {@code count} of {@code sent} recipients in {@code window}.
+     */
+    public static AlertEvent deliveryRateExceeded(String kind, String queue, String tenant, long sent, long count, double rate,
+            double threshold, Duration window, Instant at) {
+        Map<String, String> l = new TreeMap<>();
+        l.put(REASON, Objects.requireNonNull(kind, "kind"));
+        l.put(QUEUE, Objects.requireNonNull(queue, "queue"));
+        l.put(TENANT, Objects.requireNonNull(tenant, "tenant"));
+        return new AlertEvent(Kind.DELIVERY_RATE_EXCEEDED, l, String.format(java.util.Locale.ROOT,
+                "%s rate of %s (tenant %s) is %.2f %% (%d of %d recipients in %s), over the threshold of %.2f %%",
+                kind, queue, tenant, rate * 100, count, sent, AlertConfig.text(window), threshold * 100), at);
     }
 
     /**

@@ -57,6 +57,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
     public static final String PROVIDER_BREAKER = "ProviderBreaker";
     public static final String SEND_OUTCOME_UNKNOWN = "SendOutcomeUnknown";
     public static final String QUEUE_PAUSED = "QueuePaused";
+    public static final String DELIVERY_SILENT = "DeliverySilent";
+    public static final String DELIVERY_RATE_EXCEEDED = "DeliveryRateExceeded";
 
     public AlertRouting {
         pageReasons = Set.copyOf(pageReasons);
@@ -92,6 +94,10 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
         return switch (event.kind()) {
             case DEAD_LETTER_ARRIVAL -> pageReasons.contains(event.label(AlertEvent.REASON)) ? Severity.PAGE : Severity.TICKET;
             case OLDEST_AGE_EXCEEDED, UNKNOWN_PROVIDER_CODE, QUEUE_PAUSED -> Severity.PAGE;
+            // a provider suspends a sender above its bounce/complaint limits: that stops all mail, so page
+            case DELIVERY_RATE_EXCEEDED -> Severity.PAGE;
+            // a job without news is not known to have failed: someone checks the provider's webhooks
+            case DELIVERY_SILENT -> Severity.TICKET;
             // an operator reconciles it with the provider's records; nothing else is held up by it
             case RETENTION_EXPIRING, SEND_OUTCOME_UNKNOWN -> Severity.TICKET;
             // an open breaker holds the provider's mail back: someone must know; its closing is the good news
@@ -109,6 +115,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case PROVIDER_BREAKER -> PROVIDER_BREAKER;
             case SEND_OUTCOME_UNKNOWN -> SEND_OUTCOME_UNKNOWN;
             case QUEUE_PAUSED -> QUEUE_PAUSED;
+            case DELIVERY_SILENT -> DELIVERY_SILENT;
+            case DELIVERY_RATE_EXCEEDED -> DELIVERY_RATE_EXCEEDED;
         };
     }
 
@@ -125,6 +133,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case PROVIDER_BREAKER -> List.of(AlertEvent.PROVIDER, AlertEvent.STATE);
             case SEND_OUTCOME_UNKNOWN -> List.of(AlertEvent.QUEUE, AlertEvent.PROVIDER);
             case QUEUE_PAUSED -> List.of(AlertEvent.QUEUE, AlertEvent.REASON);
+            case DELIVERY_SILENT -> List.of(AlertEvent.QUEUE, AlertEvent.PROVIDER);
+            case DELIVERY_RATE_EXCEEDED -> List.of(AlertEvent.QUEUE, AlertEvent.TENANT, AlertEvent.REASON);
         };
     }
 
@@ -172,6 +182,11 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
                     + g.getOrDefault(AlertEvent.PROVIDER, "?") + ": unknown, an operator decides";
             case QUEUE_PAUSED -> "Consumers of " + g.getOrDefault(AlertEvent.QUEUE, "?") + " paused: "
                     + g.getOrDefault(AlertEvent.REASON, "?");
+            case DELIVERY_SILENT -> "Jobs on " + g.getOrDefault(AlertEvent.QUEUE, "?") + " sent through "
+                    + g.getOrDefault(AlertEvent.PROVIDER, "?") + " have had no provider event past the limit";
+            case DELIVERY_RATE_EXCEEDED -> "The " + g.getOrDefault(AlertEvent.REASON, "?") + " rate of "
+                    + g.getOrDefault(AlertEvent.QUEUE, "?") + " (tenant " + g.getOrDefault(AlertEvent.TENANT, "?")
+                    + ") is over its threshold";
         };
     }
 }

@@ -2,11 +2,15 @@ package dev.mailroom.reconcile;
 
 import dev.mailroom.job.JobState;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Optional;
 
 /**
- * The pure decision of what one normalised provider event does to its job (issue 11 §3–5): table-tested in
- * {@code DeliveryTransitionsTest}; the reconciliation job only carries the answer out.
+ * The pure decisions of what one normalised provider event does (issue 11 §3–4), table-tested in
+ * {@code DeliveryTransitionsTest}; the reconciliation job only carries the answers out:
+ * {@link #decide} per recipient the event speaks of, then {@link #rollUp} of the recipients to the job.
+ * Both only ever go up by severity ({@link DeliveryState}), so any order of the same events ends in the
+ * same recipient states and the same job state.
  */
 public final class DeliveryTransitions {
 
@@ -19,8 +23,8 @@ public final class DeliveryTransitions {
     public sealed interface Action {
     }
 
-    /** Move the job to {@code to}; {@code suppress}: put the recipient on the tenant's suppression list. */
-    public record Apply(JobState to, boolean suppress) implements Action {
+    /** Move the recipient to {@code to}; {@code suppress}: put the recipient on the tenant's suppression list. */
+    public record Apply(DeliveryState to, boolean suppress) implements Action {
     }
 
     /** Put the event on the job's timeline only (no state change); {@code suppress} as above. */
@@ -36,11 +40,14 @@ public final class DeliveryTransitions {
     }
 
     /**
-     * @param job         the job's state, empty when no job matches (yet)
-     * @param event       the normalised event type
-     * @param waitingFor  how long since the event was received
+     * @param job             the job's state, empty when no job matches (yet)
+     * @param knownRecipient  whether the event's recipient is one of the job's (or the event names none)
+     * @param recipient       that recipient's delivery state so far, empty when no event has spoken of it
+     * @param event           the normalised event type
+     * @param waitingFor      how long since the event was received
      */
-    public static Action decide(Optional<JobState> job, EventType event, Duration waitingFor) {
+    public static Action decide(Optional<JobState> job, boolean knownRecipient, Optional<DeliveryState> recipient,
+                                EventType event, Duration waitingFor) {
         if (job.isEmpty() || !job.get().finished()) {
             if (waitingFor.compareTo(MATCH_PATIENCE) >= 0) {
                 return job.isEmpty() ? new Unmatched() : new RecordOnly("job never left its send path", suppresses(event));
@@ -48,32 +55,47 @@ public final class DeliveryTransitions {
             return new Wait(job.isEmpty() ? "no job matches yet" : "job still " + job.get());
         }
         boolean suppress = suppresses(event);
-        Optional<JobState> target = target(event);
+        Optional<DeliveryState> target = DeliveryState.of(event);
         if (target.isEmpty()) {
             return new RecordOnly(event + " changes no delivery state", suppress);
         }
-        JobState current = job.get();
-        if (!deliveryStateCanChange(current)) {
-            return new RecordOnly("job is " + current + ", not a sent job", suppress);
+        if (!deliveryStateCanChange(job.get())) {
+            return new RecordOnly("job is " + job.get() + ", not a sent job", suppress);
         }
-        if (rank(target.get()) <= rank(current)) {
-            return new RecordOnly(current + " is as bad or worse than " + target.get(), suppress);
+        if (!knownRecipient) {
+            return new RecordOnly("not a recipient of this job", false);
+        }
+        if (!target.get().worseThan(recipient)) {
+            return new RecordOnly("recipient is already " + recipient.orElseThrow(), suppress);
         }
         return new Apply(target.get(), suppress);
     }
 
-    /** A hard bounce, a complaint or a provider's own suppression puts the recipient on the list ({@link SuppressionCauses}). */
-    static boolean suppresses(EventType event) {
-        return SuppressionCauses.of(event, null).isPresent();
+    /**
+     * The job's state given its recipients' delivery states: the worst of them ({@code deferred} says only
+     * that the provider has the mail, which settles an {@code unknown} job as {@code sent_to_provider}); never
+     * lower than the job already is, and only for a sent (or maybe sent) job.
+     */
+    public static JobState rollUp(JobState job, Collection<DeliveryState> recipients) {
+        if (!deliveryStateCanChange(job)) {
+            return job;
+        }
+        Optional<DeliveryState> worst = recipients.stream().max(Enum::compareTo);
+        if (worst.isEmpty()) {
+            return job;
+        }
+        JobState target = switch (worst.get()) {
+            case deferred -> JobState.sent_to_provider;
+            case delivered -> JobState.delivered;
+            case bounced -> JobState.bounced;
+            case complained -> JobState.complained;
+        };
+        return rank(target) > rank(job) ? target : job;
     }
 
-    private static Optional<JobState> target(EventType event) {
-        return switch (event) {
-            case delivered -> Optional.of(JobState.delivered);
-            case bounced -> Optional.of(JobState.bounced);
-            case complained -> Optional.of(JobState.complained);
-            default -> Optional.empty();
-        };
+    /** A hard bounce or a complaint puts the recipient on the suppression list. */
+    static boolean suppresses(EventType event) {
+        return SuppressionCauses.of(event, null).isPresent();
     }
 
     /** Sent (or maybe sent) jobs take delivery news; an unknown job is settled by it. */
@@ -83,6 +105,7 @@ public final class DeliveryTransitions {
 
     private static int rank(JobState state) {
         return switch (state) {
+            case unknown -> -1;
             case delivered -> 1;
             case bounced -> 2;
             case complained -> 3;

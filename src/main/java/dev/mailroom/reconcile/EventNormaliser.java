@@ -11,10 +11,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Turns a stored webhook body into {@link TrackingEvent}s. Today only the {@code generic} profile — Mailroom's
- * own JSON, one event object or {@code {"events": [...]}}, with anymail's field names in snake_case — is
- * normalised; the providers' own vocabularies are still to be mapped (issue 11), and their stored events
- * wait as {@code received} until then rather than being misread.
+ * Turns a stored webhook body into {@link TrackingEvent}s. The {@code generic} profile is Mailroom's own JSON
+ * (one event object or {@code {"events": [...]}}, anymail's field names in snake_case) and is read here; the
+ * providers' vocabularies (ses, sendgrid, mailgun, postmark, resend) are data, {@link EventMappings}.
  */
 public final class EventNormaliser {
 
@@ -30,22 +29,43 @@ public final class EventNormaliser {
         }
     }
 
-    /** The profiles whose bodies are normalised today. */
-    public static final List<String> PROFILES = List.of("generic");
+    /** The profiles whose bodies are normalised: {@code generic} and every profile of the mapping tables. */
+    public static final List<String> PROFILES = profiles();
+
+    private static List<String> profiles() {
+        List<String> all = new ArrayList<>(List.of("generic"));
+        all.addAll(EventMappings.shipped().profileNames());
+        return List.copyOf(all);
+    }
 
     public static boolean understands(String profile) {
         return PROFILES.contains(profile);
     }
 
+    /**
+     * The events of one stored call; an empty list when the call carries none (an SNS subscription
+     * confirmation).
+     */
     public static List<TrackingEvent> normalise(String profile, byte[] body) throws Unreadable {
+        return normalise(profile, body, row -> { });
+    }
+
+    /** As {@link #normalise(String, byte[])}; {@code matched} hears each event's mapping row (coverage test). */
+    static List<TrackingEvent> normalise(String profile, byte[] body, java.util.function.Consumer<String> matched) throws Unreadable {
         if (!understands(profile)) {
-            throw new Unreadable("no mapping for profile " + profile + " yet");
+            throw new Unreadable("no mapping for profile " + profile);
         }
         JsonNode root;
         try {
             root = JSON.readTree(body);
         } catch (IOException e) {
             throw new Unreadable("body is not JSON");
+        }
+        if (root == null) {
+            throw new Unreadable("no events in body");
+        }
+        if (EventMappings.shipped().has(profile)) {
+            return EventMappings.shipped().normalise(profile, root, matched);
         }
         List<TrackingEvent> out = new ArrayList<>();
         if (root != null && root.has("events")) {
@@ -85,9 +105,13 @@ public final class EventNormaliser {
         e.path("tags").forEach(t -> tags.add(t.asText()));
         Map<String, String> metadata = new LinkedHashMap<>();
         e.path("metadata").fields().forEachRemaining(f -> metadata.put(f.getKey(), f.getValue().asText()));
-        String recipient = text(e, "recipient");
-        return new TrackingEvent(type, providerMessageId, messageId, recipient == null ? null : recipient.trim().toLowerCase(),
+        return new TrackingEvent(type, providerMessageId, messageId, recipient(text(e, "recipient")),
                 timestamp, text(e, "description"), text(e, "mta_response"), text(e, "reject_reason"), tags, metadata);
+    }
+
+    /** A recipient as job recipients are stored (the addr-spec, lower-cased), or null. */
+    static String recipient(String address) {
+        return address == null || address.isBlank() ? null : dev.mailroom.job.JobRecipient.normalise(address);
     }
 
     private static String text(JsonNode e, String field) {

@@ -1,9 +1,5 @@
 package dev.mailroom.reconcile;
 
-import dev.mailroom.job.JobLedger;
-import dev.mailroom.job.JobState;
-import dev.mailroom.job.MailJob;
-import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.EJB;
@@ -12,47 +8,38 @@ import jakarta.ejb.Startup;
 import jakarta.ejb.Timeout;
 import jakarta.ejb.TimerConfig;
 import jakarta.ejb.TimerService;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The reconciliation job: every {@code mailroom.reconcile.interval} (default 2 s) it reads the inbox's
- * {@code received} events, normalises them, matches each to its job (provider message id recorded at send,
- * else the job's {@code message_id}) and carries out {@link DeliveryTransitions#decide}. A stored call is one
- * step: if any of its events must wait (job not there yet, or still sending), none is applied and the whole
- * call is tried again next run, so nothing is applied twice. One transaction per run (an EJB timer method).
+ * The reconciliation job: every {@code mailroom.reconcile.interval} (default 2 s) it reconciles the inbox's
+ * {@code received} calls in batches of {@value #MAX_PER_BATCH}, each batch its own transaction
+ * ({@link ReconcileBatch}), until the inbox is drained or the run has taken one interval (a burst of
+ * webhooks is worked off in one run instead of 500 calls every 2 s); then the {@link DeliveryWatch} looks
+ * for silent jobs and bounce/complaint rates when its interval is due.
  */
 @Singleton
 @Startup
 public class Reconciler {
 
-    static final int MAX_PER_RUN = 500;
-    private static final Logger LOG = Logger.getLogger(Reconciler.class.getName());
+    static final int MAX_PER_BATCH = 200;
 
     @Resource
     TimerService timers;
     @Inject
     @ConfigProperty(name = "mailroom.reconcile.interval", defaultValue = "PT2S")
     String interval;
-    @PersistenceContext(unitName = "mailroom")
-    EntityManager em;
     @Inject
-    JobLedger ledger;
+    ReconcileBatch batch;
     @Inject
-    dev.mailroom.suppression.SuppressionList suppressions;
+    DeliveryWatch watch;
     @Inject
     Clock clock;
-    @Inject
-    MeterRegistry meters;
     @EJB
     dev.mailroom.platform.SchemaMigration schema;
 
@@ -62,74 +49,20 @@ public class Reconciler {
         timers.createIntervalTimer(ms, ms, new TimerConfig("reconciler", false));
     }
 
+    /** Not one transaction: each batch commits on its own, so a long run holds no locks for long. */
     @Timeout
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public void run() {
+        long budgetEnds = System.nanoTime() + Duration.parse(interval).toNanos();
+        long after = 0;
+        ReconcileBatch.Progress p;
+        do {
+            p = batch.next(after, MAX_PER_BATCH, clock.instant());
+            after = p.lastId();
+        } while (p.read() == MAX_PER_BATCH && System.nanoTime() < budgetEnds);
         Instant now = clock.instant();
-        List<ProviderEvent> received = em.createQuery(
-                        "select e from ProviderEvent e where e.status = :s and e.profile in :p order by e.id", ProviderEvent.class)
-                .setParameter("s", ProviderEvent.RECEIVED).setParameter("p", EventNormaliser.PROFILES)
-                .setMaxResults(MAX_PER_RUN).getResultList();
-        for (ProviderEvent stored : received) {
-            reconcile(stored, now);
+        if (watch.due(now)) {
+            watch.check(now);
         }
-    }
-
-    private void reconcile(ProviderEvent stored, Instant now) {
-        List<TrackingEvent> events;
-        try {
-            events = EventNormaliser.normalise(stored.getProfile(), stored.getBody());
-        } catch (EventNormaliser.Unreadable e) {
-            stored.done("unreadable", e.getMessage(), now);
-            meters.counter("mailroom.reconcile.events", "profile", stored.getProfile(), "outcome", "unreadable").increment();
-            return;
-        }
-        Duration waiting = Duration.between(stored.getReceivedAt(), now);
-        List<Runnable> steps = new ArrayList<>();
-        List<String> outcomes = new ArrayList<>();
-        for (TrackingEvent event : events) {
-            Optional<MailJob> job = match(event);
-            DeliveryTransitions.Action action = DeliveryTransitions.decide(job.map(MailJob::getState), event.eventType(), waiting);
-            if (action instanceof DeliveryTransitions.Wait) {
-                return;
-            }
-            if (action instanceof DeliveryTransitions.Unmatched) {
-                outcomes.add("unmatched");
-                continue;
-            }
-            MailJob j = job.orElseThrow();
-            steps.add(() -> {
-                if (action instanceof DeliveryTransitions.Apply apply) {
-                    ledger.moveTo(j, apply.to(), now);
-                }
-                ledger.event(j, "delivery_" + event.eventType(), event.timelineText(), now);
-                SuppressionCauses.of(event).ifPresent(reason -> suppressions.fromEvent(j, event.recipient(), reason, stored.getId(), event.timelineText(), now));
-            });
-            outcomes.add("applied");
-        }
-        steps.forEach(Runnable::run);
-        String outcome = outcomes.contains("unmatched") ? "unmatched" : "applied";
-        stored.done(outcome, String.join(",", outcomes), now);
-        meters.counter("mailroom.reconcile.events", "profile", stored.getProfile(), "outcome", outcome).increment();
-        meters.timer("mailroom.reconcile.lag", "profile", stored.getProfile()).record(waiting);
-        if (outcome.equals("unmatched")) {
-            LOG.warning(() -> "provider event " + stored.getId() + " (" + stored.getProfile() + ") matched no job");
-        }
-    }
-
-    /** By the provider's message id recorded at send, else by Mailroom's message_id (newest job first). */
-    private Optional<MailJob> match(TrackingEvent event) {
-        if (event.providerMessageId() != null) {
-            Optional<MailJob> byProvider = em.createQuery(
-                            "select j from MailJob j where j.providerMessageId = :p order by j.id desc", MailJob.class)
-                    .setParameter("p", event.providerMessageId()).setMaxResults(1).getResultStream().findFirst();
-            if (byProvider.isPresent()) {
-                return byProvider;
-            }
-        }
-        if (event.messageId() == null) {
-            return Optional.empty();
-        }
-        return em.createQuery("select j from MailJob j where j.messageId = :m order by j.id desc", MailJob.class)
-                .setParameter("m", event.messageId()).setMaxResults(1).getResultStream().findFirst();
     }
 }

@@ -72,9 +72,9 @@ public class WebhookInbox {
         return new Receipt.Stored(event.getId(), false);
     }
 
-    /** The stored events of a profile, oldest first (for the reconciliation job and tests). */
-    public java.util.List<ProviderEvent> received(String profile, int limit) {
-        return em.createQuery("select e from ProviderEvent e where e.profile = :p order by e.id", ProviderEvent.class)
-                .setParameter("p", profile).setMaxResults(limit).getResultList();
+    /** The stored events of a profile after inbox id {@code afterId}, oldest first (a page of the inbox). */
+    public java.util.List<ProviderEvent> received(String profile, long afterId, int limit) {
+        return em.createQuery("select e from ProviderEvent e where e.profile = :p and e.id > :after order by e.id", ProviderEvent.class)
+                .setParameter("p", profile).setParameter("after", afterId).setMaxResults(limit).getResultList();
     }
 }

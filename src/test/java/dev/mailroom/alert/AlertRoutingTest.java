@@ -61,6 +61,21 @@ class AlertRoutingTest {
     }
 
     @Test
+    void deliveryNewsAlerts_silentJobsFileATicket_ratesPagePerQueueAndTenant() {
+        AlertRouting routing = AlertRouting.defaults();
+        RoutedAlert silent = routing.route(AlertEvent.deliverySilent("smtp", "mail.send", "m-1", Duration.ofHours(2), T));
+        RoutedAlert rate = routing.route(AlertEvent.deliveryRateExceeded("complaint", "mail.send", "acme", 2000, 3, 0.0015,
+                0.001, Duration.ofHours(24), T));
+
+        assertThat(silent).extracting(RoutedAlert::name, RoutedAlert::severity).containsExactly("DeliverySilent", Severity.TICKET);
+        assertThat(silent.groupLabels()).containsOnlyKeys("queue", "provider");
+        assertThat(rate).extracting(RoutedAlert::name, RoutedAlert::severity).containsExactly("DeliveryRateExceeded", Severity.PAGE);
+        assertThat(rate.groupLabels()).containsEntry("tenant", "acme").containsEntry("reason", "complaint");
+        assertThat(rate.description()).isEqualTo("complaint rate of mail.send (tenant acme) is 0.15 % (3 of 2000 recipients in 24h),"
+                + " over the threshold of 0.10 %");
+    }
+
+    @Test
     void routeSplitsLabelsIntoGroupLabelsDetailsAndTheExample() {
         RoutedAlert r = AlertRouting.defaults().route(dl("handler_error"));
         assertThat(r.groupLabels()).isEqualTo(Map.of("queue", "mail.send", "reason", "handler_error"));

@@ -38,6 +38,6 @@ class EventNormaliserTest {
         assertThatThrownBy(() -> EventNormaliser.normalise("generic", utf8("{\"event_type\":\"delivered\"}")))
                 .hasMessageContaining("neither message_id");
         assertThatThrownBy(() -> EventNormaliser.normalise("generic", utf8("{\"events\":[]}"))).hasMessageContaining("no events");
-        assertThatThrownBy(() -> EventNormaliser.normalise("sendgrid", utf8("[]"))).hasMessageContaining("no mapping");
+        assertThatThrownBy(() -> EventNormaliser.normalise("smtp", utf8("[]"))).hasMessageContaining("no mapping");
     }
 }

@@ -104,7 +104,7 @@ public record HttpApiProfile(
                 return n;
             }
         },
-        /** Resend's send-email body; metadata becomes {@code tags}. Empty lists are left out. */
+        /** Resend's send-email body; metadata and Mailroom's message_id become {@code tags}. Empty lists are left out. */
         RESEND {
             @Override
             public ObjectNode render(OutboundMail mail, String idempotencyKey, ObjectMapper json) {
@@ -124,13 +124,32 @@ public record HttpApiProfile(
                 if (!mail.headers().isEmpty()) {
                     n.set("headers", object(json, mail.headers()));
                 }
-                if (!mail.metadata().isEmpty()) {
+                if (!mail.metadata().isEmpty() || mail.messageId() != null) {
                     ArrayNode tags = n.putArray("tags");
                     new TreeMap<>(mail.metadata()).forEach((k, v) -> tags.addObject().put("name", k).put("value", v));
+                    if (mail.messageId() != null) {
+                        tags.add(messageIdTag(mail.messageId(), json));
+                    }
                 }
                 return n;
             }
         };
+
+        /** What a Resend tag value may hold (Resend refuses anything else). */
+        private static final java.util.regex.Pattern RESEND_TAG_VALUE = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,256}");
+
+        /**
+         * Mailroom's message_id as a Resend tag, which Resend's webhooks carry back (issue 11: events are matched
+         * by it when the provider's id was never recorded, as for an {@code unknown} send): {@code mailroom_message_id}
+         * as it is when a tag can hold it, else {@code mailroom_message_id_hex} (hex of its UTF-8).
+         */
+        static ObjectNode messageIdTag(String messageId, ObjectMapper json) {
+            if (RESEND_TAG_VALUE.matcher(messageId).matches()) {
+                return json.createObjectNode().put("name", "mailroom_message_id").put("value", messageId);
+            }
+            String hex = java.util.HexFormat.of().formatHex(messageId.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return json.createObjectNode().put("name", "mailroom_message_id_hex").put("value", hex);
+        }
 
         /** Builds the JSON body for one mail; {@code idempotencyKey} is the job's effect identity. */
         public abstract ObjectNode render(OutboundMail mail, String idempotencyKey, ObjectMapper json);

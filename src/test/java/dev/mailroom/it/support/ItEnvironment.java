@@ -301,6 +301,8 @@ public final class ItEnvironment {
                 env.put("MAILROOM_STOP_THE_LINE_DEAD_LETTER_RATE_MAIL_SEND_BULK_ACTIVATION_THRESHOLD", "20");
                 env.put("MAILROOM_STOP_THE_LINE_DEAD_LETTER_RATE_MAIL_SEND_BULK_RESTART_AFTER", "PT3S");
                 env.put("MAILROOM_WEBHOOKS_GENERIC_SECRET", WEBHOOK_SECRET);
+                // the reconciliation's watch (silent jobs, bounce/complaint rates) every 2 s, not every minute
+                env.put("MAILROOM_RECONCILE_WATCH_INTERVAL", "PT2S");
                 env.put("MAILROOM_WEBHOOKS_MAX_BYTES", Integer.toString(WEBHOOK_MAX_BYTES));
                 Path templates = profileDir.resolve("templates");
                 try {

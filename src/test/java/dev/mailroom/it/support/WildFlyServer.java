@@ -41,7 +41,8 @@ import java.util.stream.Collectors;
  */
 public final class WildFlyServer implements AutoCloseable {
 
-    public static final Duration DEFAULT_BOOT_TIMEOUT = Duration.ofSeconds(240);
+    /** 240 s, or {@code -Dmailroom.it.boot-timeout-seconds}: a machine shared by several builds may boot slower. */
+    public static final Duration DEFAULT_BOOT_TIMEOUT = Duration.ofSeconds(Long.getLong("mailroom.it.boot-timeout-seconds", 240));
     public static final Duration GRACEFUL_STOP_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration KILL_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration PORT_FREE_TIMEOUT = Duration.ofSeconds(30);

@@ -118,7 +118,21 @@ class HttpApiProviderTest {
         assertThat(body.path("reply_to").asText()).isEqualTo("reply@example.com");
         assertThat(body.path("headers").path("X-Campaign").asText()).isEqualTo("spring");
         assertThat(body.path("tags").toString())
-                .isEqualTo("[{\"name\":\"order\",\"value\":\"o-1\"},{\"name\":\"shop\",\"value\":\"berlin\"}]");
+                .isEqualTo("[{\"name\":\"order\",\"value\":\"o-1\"},{\"name\":\"shop\",\"value\":\"berlin\"},"
+                        + "{\"name\":\"mailroom_message_id\",\"value\":\"msg-7\"}]");
+    }
+
+    @Test
+    void resendCarriesAMessageIdATagCannotHoldAsHex() throws Exception {
+        stub("/emails", aResponse().withStatus(200).withBody("{\"id\":\"x\"}"));
+        OutboundMail dotted = new OutboundMail("order.12@acp", "k", "a@example.com", List.of("b@example.com"), null, null, null,
+                "s", "t", null, null, null, null, null, null);
+
+        provider(HttpApiProfile.RESEND).send(dotted, checkpoint);
+
+        JsonNode body = JSON.readTree(onlyRequest("/emails").getBodyAsString());
+        assertThat(body.path("tags").toString())
+                .isEqualTo("[{\"name\":\"mailroom_message_id_hex\",\"value\":\"6f726465722e313240616370\"}]");
     }
 
     @Test
@@ -130,7 +144,7 @@ class HttpApiProviderTest {
         provider(HttpApiProfile.RESEND).send(bare, checkpoint);
 
         JsonNode body = JSON.readTree(onlyRequest("/emails").getBodyAsString());
-        assertThat(fieldNames(body)).containsExactlyInAnyOrder("from", "to", "subject", "text");
+        assertThat(fieldNames(body)).containsExactlyInAnyOrder("from", "to", "subject", "text", "tags");
     }
 
     @Test

@@ -1,0 +1,162 @@
+package dev.mailroom.reconcile;
+
+import dev.mailroom.job.JobLedger;
+import dev.mailroom.job.MailJob;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Transactional;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.Config;
+
+/**
+ * What the reconciliation job watches besides events (issue 11 §4, §6), every
+ * {@code mailroom.reconcile.watch-interval} (default 1 minute) of the application clock:
+ * <ul>
+ *   <li>jobs still {@code sent_to_provider} past their provider's limit ({@code mailroom.reconcile.silence-limit},
+ *       default 2 hours; per provider {@code mailroom.reconcile.silence-limit.<provider>}) without any provider
+ *       event: each fires one {@link DeliverySilent} (recorded as {@code delivery_silent} on its timeline, so
+ *       once) and counts in {@code mailroom.reconcile.silent}; the job is never assumed failed;</li>
+ *   <li>bounce and complaint rates per queue and tenant over {@code mailroom.reconcile.rate-window}
+ *       (default 24 hours, by the jobs' send time): gauges {@code mailroom.delivery.bounce.rate} and
+ *       {@code mailroom.delivery.complaint.rate}, and a {@link DeliveryRateExceeded} when one crosses its
+ *       threshold ({@code mailroom.reconcile.bounce-rate-threshold} 0.05, {@code ...complaint-rate-threshold}
+ *       0.001, judged from {@code ...rate-min-sent} 100 recipients).</li>
+ * </ul>
+ */
+@ApplicationScoped
+public class DeliveryWatch {
+
+    static final String SILENCE_LIMIT = "mailroom.reconcile.silence-limit";
+    private static final Logger LOG = Logger.getLogger(DeliveryWatch.class.getName());
+    private static final int MAX_SILENT_PER_CHECK = 500;
+
+    @PersistenceContext(unitName = "mailroom")
+    EntityManager em;
+    @Inject
+    JobLedger ledger;
+    @Inject
+    MeterRegistry meters;
+    @Inject
+    Config config;
+    @Inject
+    Event<DeliverySilent> silent;
+    @Inject
+    Event<DeliveryRateExceeded> rateExceeded;
+
+    private volatile Instant lastCheck;
+    private final Set<String> breaching = ConcurrentHashMap.newKeySet();
+    private final Map<String, AtomicLong> rateGauges = new ConcurrentHashMap<>();
+
+    /** Whether a check is due at {@code now} (the first one right away). */
+    public boolean due(Instant now) {
+        Instant last = lastCheck;
+        return last == null || !now.isBefore(last.plus(duration("mailroom.reconcile.watch-interval", Duration.ofMinutes(1))));
+    }
+
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void check(Instant now) {
+        lastCheck = now;
+        silentJobs(now);
+        rates(now);
+    }
+
+    /** The limit for jobs sent through {@code provider}. */
+    Duration silenceLimit(String provider) {
+        Duration all = duration(SILENCE_LIMIT, Duration.ofHours(2));
+        return provider == null ? all : duration(SILENCE_LIMIT + "." + provider, all);
+    }
+
+    private void silentJobs(Instant now) {
+        Duration shortest = silenceLimit(null);
+        for (String name : config.getPropertyNames()) {
+            if (name.startsWith(SILENCE_LIMIT + ".")) {
+                Duration d = duration(name, shortest);
+                shortest = d.compareTo(shortest) < 0 ? d : shortest;
+            }
+        }
+        List<MailJob> candidates = em.createQuery("""
+                        select j from MailJob j where j.state = :sent and j.sentAt <= :before
+                        and not exists (select r from JobRecipient r where r.jobId = j.id and r.deliveryState is not null)
+                        and not exists (select e from JobEvent e where e.jobId = j.id and e.type in ('delivery_silent', 'delivery_state'))
+                        order by j.sentAt""", MailJob.class)
+                .setParameter("sent", dev.mailroom.job.JobState.sent_to_provider).setParameter("before", now.minus(shortest)).setMaxResults(MAX_SILENT_PER_CHECK).getResultList();
+        for (MailJob j : candidates) {
+            Duration limit = silenceLimit(j.getProvider());
+            if (j.getSentAt().plus(limit).isAfter(now)) {
+                continue;
+            }
+            ledger.event(j, "delivery_silent", "no event from " + j.getProvider() + " " + Duration.between(j.getSentAt(), now)
+                    + " after the send (limit " + limit + "): not assumed failed; check the provider's webhooks and logs", now);
+            meters.counter("mailroom.reconcile.silent", "provider", String.valueOf(j.getProvider())).increment();
+            silent.fire(new DeliverySilent(String.valueOf(j.getProvider()), j.getQueue(), j.getMessageId(), j.getId(), j.getSentAt(),
+                    limit, now));
+            LOG.warning(() -> "job " + j.getMessageId() + " on " + j.getQueue() + ": no provider event " + limit + " after the send");
+        }
+    }
+
+    private void rates(Instant now) {
+        Duration window = duration("mailroom.reconcile.rate-window", Duration.ofHours(24));
+        DeliveryRates.Thresholds t = new DeliveryRates.Thresholds(
+                config.getOptionalValue("mailroom.reconcile.bounce-rate-threshold", Double.class).orElse(0.05),
+                config.getOptionalValue("mailroom.reconcile.complaint-rate-threshold", Double.class).orElse(0.001),
+                config.getOptionalValue("mailroom.reconcile.rate-min-sent", Long.class).orElse(100L));
+        List<Object[]> rows = em.createQuery("""
+                        select j.queue, j.tenant, count(r),
+                               sum(case when r.deliveryState = 'bounced' then 1 else 0 end),
+                               sum(case when r.deliveryState = 'complained' then 1 else 0 end)
+                        from JobRecipient r, MailJob j where r.jobId = j.id and j.sentAt >= :since
+                        group by j.queue, j.tenant""", Object[].class)
+                .setParameter("since", now.minus(window)).getResultList();
+        List<DeliveryRates.Counts> counts = new ArrayList<>();
+        for (Object[] r : rows) {
+            counts.add(new DeliveryRates.Counts((String) r[0], r[1] == null ? "-" : (String) r[1], number(r[2]), number(r[3]), number(r[4])));
+        }
+        for (DeliveryRates.Counts c : counts) {
+            gauge("mailroom.delivery.bounce.rate", c).set(Double.doubleToLongBits(DeliveryRates.rate(c.bounced(), c.sent())));
+            gauge("mailroom.delivery.complaint.rate", c).set(Double.doubleToLongBits(DeliveryRates.rate(c.complained(), c.sent())));
+        }
+        List<DeliveryRates.Breach> breaches = DeliveryRates.judge(counts, t, Set.copyOf(breaching));
+        Set<String> nowBreaching = new HashSet<>();
+        for (DeliveryRates.Breach b : breaches) {
+            nowBreaching.add(b.key());
+            if (b.crossed()) {
+                rateExceeded.fire(new DeliveryRateExceeded(b.kind(), b.counts().queue(), b.counts().tenant(), b.counts().sent(),
+                        b.count(), b.rate(), b.threshold(), window, now));
+            }
+        }
+        breaching.retainAll(nowBreaching);
+        breaching.addAll(nowBreaching);
+    }
+
+    private AtomicLong gauge(String name, DeliveryRates.Counts c) {
+        return rateGauges.computeIfAbsent(name + "|" + c.queue() + "|" + c.tenant(), k -> {
+            AtomicLong bits = new AtomicLong();
+            Gauge.builder(name, bits, b -> Double.longBitsToDouble(b.get()))
+                    .tags(Tags.of("queue", c.queue(), "tenant", c.tenant())).register(meters);
+            return bits;
+        });
+    }
+
+    private static long number(Object o) {
+        return o == null ? 0 : ((Number) o).longValue();
+    }
+
+    private Duration duration(String key, Duration fallback) {
+        return config.getOptionalValue(key, String.class).map(Duration::parse).orElse(fallback);
+    }
+}
