@@ -18,10 +18,24 @@ public class DeadLetterQueries {
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
 
-    /** A filter; null fields match everything. The time window is on {@code failed_at}, [from, to). */
+    /**
+     * A filter; null fields match everything. The time window is on {@code failed_at}, [from, to).
+     * {@code fingerprint} is a group's normalised error ({@link ErrorFingerprint}), matched exactly;
+     * {@code recipient} matches any recipient of the dead letter's job ({@code job_recipient}) containing
+     * it, case-insensitively. {@code contains}: campaign and tenant match as case-insensitive substrings
+     * (the list a person types into); false, they match exactly (a redrive acts on exactly what it names).
+     */
     public record Filter(String queue, String reason, String failureClass, String errorType, String campaignId,
                          String tenant, String provider, String consumerVersion, String status, String messageId,
-                         Instant from, Instant to) { }
+                         Instant from, Instant to, String fingerprint, String recipient, boolean contains) {
+
+        public Filter(String queue, String reason, String failureClass, String errorType, String campaignId,
+                      String tenant, String provider, String consumerVersion, String status, String messageId,
+                      Instant from, Instant to) {
+            this(queue, reason, failureClass, errorType, campaignId, tenant, provider, consumerVersion, status,
+                    messageId, from, to, null, null, false);
+        }
+    }
 
     public record Summary(long id, String consumer, String messageId, String sourceQueue, String reason,
                           String failureClass, String status, String routedBy, String errorType, String error,
@@ -37,7 +51,29 @@ public class DeadLetterQueries {
      * quoted text replaced), so "mailbox a@x full" and "mailbox b@y full" are one group.
      */
     public record Group(String queue, String reason, String errorType, String normalisedError, long count,
-                        Instant oldest, Instant newest) { }
+                        Instant oldest, Instant newest, String fingerprint, Instant firstSeen, Instant lastSeen,
+                        List<String> consumerVersions, boolean fixMayHaveShipped) {
+
+        public Group(String queue, String reason, String errorType, String normalisedError, long count,
+                     Instant oldest, Instant newest) {
+            this(queue, reason, errorType, normalisedError, count, oldest, newest, normalisedError, oldest, newest,
+                    List.of(), false);
+        }
+
+        Group withVersions(List<String> versions, String running) {
+            return new Group(queue, reason, errorType, normalisedError, count, oldest, newest, fingerprint, firstSeen,
+                    lastSeen, versions, DeadLetterQueries.fixMayHaveShipped(versions, running));
+        }
+    }
+
+    /**
+     * "A fix may have shipped": every dead letter of the group failed under a consumer version, none under
+     * the one running now (versions are {@code <version>+<commit>}, so "older" can only mean "another").
+     */
+    public static boolean fixMayHaveShipped(java.util.Collection<String> versionsSeen, String running) {
+        return running != null && !versionsSeen.isEmpty() && versionsSeen.stream().allMatch(v -> v != null)
+                && !versionsSeen.contains(running);
+    }
 
     /**
      * The list reads a projection (the columns of {@link Summary}, never the payload, attempts or stack
@@ -62,6 +98,48 @@ public class DeadLetterQueries {
                 (Long) r[15], (Instant) r[16], (Instant) r[17])).toList();
         boolean more = rows.size() > limit;
         return new Page(more ? rows.subList(0, limit) : rows, offset, limit, more ? offset + limit : null);
+    }
+
+    /**
+     * A row of the console's list: the {@link Summary}, to whom and about what (the first "to" and the
+     * subject, read from the stored payload: null when it is not a job), and the dead letter's next lap
+     * when a replay of it failed again.
+     */
+    public record Row(@com.fasterxml.jackson.annotation.JsonUnwrapped Summary summary, String recipient,
+                      String subject, Long nextDeadLetterId) { }
+
+    /** A page of {@link Row}s with the filter's total count. */
+    public record ListPage(List<Row> items, long total, int offset, int limit, Integer next) { }
+
+    /**
+     * The list a person reads: {@link #find}, the total count of the filter, and per row of the page its
+     * recipient, subject and next lap (two more statements, over the page's ids only).
+     */
+    public ListPage listPage(Filter f, int offset, int limit) {
+        Page page = find(f, offset, limit);
+        StringBuilder jpql = new StringBuilder("select count(d) from DeadLetter d where 1 = 1");
+        Map<String, Object> params = new LinkedHashMap<>();
+        where(jpql, params, f);
+        var count = em.createQuery(jpql.toString(), Long.class);
+        params.forEach(count::setParameter);
+        long total = count.getSingleResult();
+        List<Long> ids = page.items().stream().map(Summary::id).toList();
+        Map<Long, String[]> about = new java.util.HashMap<>();
+        Map<Long, Long> next = new java.util.HashMap<>();
+        if (!ids.isEmpty()) {
+            em.createQuery("select d.id, d.payload from DeadLetter d where d.id in :ids", Object[].class)
+                    .setParameter("ids", ids).getResultStream()
+                    .forEach(r -> about.put((Long) r[0], JobHeadline.of((byte[]) r[1])));
+            em.createQuery("select d.previousDeadLetterId, d.id from DeadLetter d where d.previousDeadLetterId in :ids",
+                            Object[].class)
+                    .setParameter("ids", ids).getResultStream()
+                    .forEach(r -> next.put((Long) r[0], (Long) r[1]));
+        }
+        List<Row> rows = page.items().stream().map(s -> {
+            String[] a = about.getOrDefault(s.id(), new String[2]);
+            return new Row(s, a[0], a[1], next.get(s.id()));
+        }).toList();
+        return new ListPage(rows, total, page.offset(), page.limit(), page.next());
     }
 
     /** What a redrive plan needs of a dead letter: its identity and state, never its payload. */
@@ -106,6 +184,28 @@ public class DeadLetterQueries {
         params.forEach(q::setParameter);
         return q.getResultStream().map(r -> new Group((String) r[0], (String) r[1], (String) r[2], (String) r[3],
                 ((Number) r[4]).longValue(), (Instant) r[5], (Instant) r[6])).toList();
+    }
+
+    /**
+     * {@link #groups} with the consumer versions each group's dead letters failed under (one more GROUP BY)
+     * and whether a fix may have shipped since, judged against {@code runningVersion}.
+     */
+    public List<Group> groups(Filter f, String runningVersion) {
+        List<Group> groups = groups(f);
+        StringBuilder jpql = new StringBuilder("""
+                select distinct d.sourceQueue, d.reason, d.errorType, d.errorFingerprint, d.consumerVersion
+                from DeadLetter d where 1 = 1""");
+        Map<String, Object> params = new LinkedHashMap<>();
+        where(jpql, params, f);
+        var q = em.createQuery(jpql.toString(), Object[].class);
+        params.forEach(q::setParameter);
+        Map<List<String>, java.util.SortedSet<String>> versions = new java.util.HashMap<>();
+        q.getResultStream().forEach(r -> versions.computeIfAbsent(java.util.Arrays.asList((String) r[0],
+                (String) r[1], (String) r[2], (String) r[3]), k -> new java.util.TreeSet<>(
+                java.util.Comparator.nullsFirst(java.util.Comparator.naturalOrder()))).add((String) r[4]));
+        return groups.stream().map(g -> g.withVersions(List.copyOf(versions.getOrDefault(java.util.Arrays.asList(
+                g.queue(), g.reason(), g.errorType(), g.fingerprint()), new java.util.TreeSet<>()).stream()
+                .map(v -> v == null ? "unknown" : v).toList()), runningVersion)).toList();
     }
 
     /** Dead letters that arrived (by {@code failed_at}) in [start, start + bucket). */
@@ -185,12 +285,23 @@ public class DeadLetterQueries {
         eq(jpql, params, "reason", f.reason());
         eq(jpql, params, "failureClass", f.failureClass());
         eq(jpql, params, "errorType", f.errorType());
-        eq(jpql, params, "campaignId", f.campaignId());
-        eq(jpql, params, "tenant", f.tenant());
+        if (f.contains()) {
+            contains(jpql, params, "campaignId", f.campaignId());
+            contains(jpql, params, "tenant", f.tenant());
+        } else {
+            eq(jpql, params, "campaignId", f.campaignId());
+            eq(jpql, params, "tenant", f.tenant());
+        }
         eq(jpql, params, "provider", f.provider());
         eq(jpql, params, "consumerVersion", f.consumerVersion());
         eq(jpql, params, "status", f.status());
         eq(jpql, params, "messageId", f.messageId());
+        eq(jpql, params, "errorFingerprint", f.fingerprint());
+        if (f.recipient() != null) {
+            // job_recipient.address is stored lower-cased (V10)
+            jpql.append(" and d.jobId in (select r.jobId from JobRecipient r where r.address like :recipient escape '!')");
+            params.put("recipient", likePattern(f.recipient()));
+        }
         if (f.from() != null) {
             jpql.append(" and d.failedAt >= :from");
             params.put("from", f.from());
@@ -199,6 +310,19 @@ public class DeadLetterQueries {
             jpql.append(" and d.failedAt < :to");
             params.put("to", f.to());
         }
+    }
+
+    private static void contains(StringBuilder jpql, Map<String, Object> params, String field, String value) {
+        if (value != null) {
+            jpql.append(" and lower(d.").append(field).append(") like :").append(field).append(" escape '!'");
+            params.put(field, likePattern(value));
+        }
+    }
+
+    /** {@code %value%}, lower-cased, with LIKE's wildcards in the value escaped by {@code !}. */
+    static String likePattern(String value) {
+        return "%" + value.toLowerCase(java.util.Locale.ROOT).replace("!", "!!").replace("%", "!%")
+                .replace("_", "!_") + "%";
     }
 
     private static void eq(StringBuilder jpql, Map<String, Object> params, String field, String value) {
@@ -221,7 +345,7 @@ public class DeadLetterQueries {
                            String tenant, String provider, Instant expiresAt, Instant firstSeenAt, Instant failedAt,
                            Instant retentionUntil, Instant retentionAlertedAt, Instant statusChangedAt,
                            List<StatusChange> history, int lap, Long previousDeadLetterId, String redriveId,
-                           long revisions) { }
+                           long revisions, Long nextDeadLetterId) { }
 
     public record StatusChange(Instant at, String fromStatus, String toStatus, String actor, String reason) { }
 
@@ -239,7 +363,9 @@ public class DeadLetterQueries {
                 d.getRetentionAlertedAt(), d.getStatusChangedAt(), history(d.getId()), d.getLap(),
                 d.getPreviousDeadLetterId(), d.getRedriveId(), em.createQuery(
                         "select count(r) from DeadLetterRevision r where r.deadLetterId = :d", Long.class)
-                        .setParameter("d", d.getId()).getSingleResult()));
+                        .setParameter("d", d.getId()).getSingleResult(),
+                em.createQuery("select d.id from DeadLetter d where d.previousDeadLetterId = :d", Long.class)
+                        .setParameter("d", d.getId()).getResultStream().findFirst().orElse(null)));
     }
 
     private List<StatusChange> history(long id) {
