@@ -2,6 +2,7 @@
 //   #/                      dashboard per queue
 //   #/dead-letters?...      filtered list
 //   #/dead-letters/{id}     one dead letter: envelope, stack trace, attempts, timeline, payload; actions
+//   #/groups                open failure groups
 //   #/redrives              recent redrives
 //   #/redrives/new?...      plan a redrive (dry run)
 //   #/redrives/{id}         review a plan, run it, watch it, read its recovery record
@@ -13,6 +14,7 @@ import {state, h, view, render, flash, when, canAct, api, get, errorBox} from '.
 import {dashboard} from './dashboard.js';
 import {deadLetterList, deadLetterDetail} from './deadletters.js';
 import {redriveList, redrivePlanForm, redrivePage} from './redrives.js';
+import {groupList} from './groups.js';
 
 // ------------------------------------------------------------------ routing
 
@@ -30,6 +32,7 @@ async function route() {
     if (parts.length === 0) return await dashboard(seq);
     if (parts[0] === 'dead-letters' && parts.length === 1) return await deadLetterList(params, seq);
     if (parts[0] === 'dead-letters' && parts.length === 2) return await deadLetterDetail(parts[1], seq);
+    if (parts[0] === 'groups' && parts.length === 1) return await groupList(params, seq);
     if (parts[0] === 'redrives' && parts.length === 1) return await redriveList(seq);
     if (parts[0] === 'redrives' && parts[1] === 'new') return await redrivePlanForm(params, seq);
     if (parts[0] === 'redrives' && parts.length === 2) return await redrivePage(parts[1], seq);
