@@ -111,7 +111,9 @@ export async function deadLetterList(params, seq) {
   if (selection.key !== key) Object.assign(selection, {key, ids: new Set(), allMatching: false});
   sessionStorage.setItem(LAST_LIST, location.hash || '#/dead-letters');
   const knownVals = await knownValues();
-  render(seq, h('h1', {}, 'Dead letters'), listForm(filters, knownVals, {}), h('p', {class: 'muted'}, 'Loading…'));
+  // one form for the loading and the loaded page, so what the user types meanwhile stays
+  const form = listForm(filters, knownVals, {});
+  render(seq, h('h1', {}, 'Dead letters'), form, h('p', {class: 'muted'}, 'Loading…'));
   let page;
   try {
     page = await get('/dead-letters' + query({...filters, offset, limit: PAGE}));
@@ -161,13 +163,13 @@ export async function deadLetterList(params, seq) {
     }
     go('#/redrives/new' + query({action, ids: ids.join(',')}));
   };
-  append(bulkBar, bulkCount, ' ',
+  append(bulkBar, [bulkCount, ' ',
     h('button', {type: 'button', testid: 'bulk-replay', onclick: () => planSelected('replay')}, 'Plan a replay of them'), ' ',
     h('button', {type: 'button', class: 'secondary', testid: 'bulk-discard', onclick: () => planSelected('discard')}, 'Plan a discard of them'), ' ',
     h('button', {type: 'button', class: 'link', testid: 'bulk-clear', onclick: () => {
       selection.ids.clear(); selection.allMatching = false; go(location.hash);
     }}, 'Clear the selection'),
-    h('span', {class: 'hint'}, ' Planning is a dry run: you review the exact cohort before anything happens.'));
+    h('span', {class: 'hint'}, ' Planning is a dry run: you review the exact cohort before anything happens.')]);
   const shownTo = offset + page.items.length;
   const redriveQuery = {...filters};
   delete redriveQuery.status;
@@ -175,7 +177,7 @@ export async function deadLetterList(params, seq) {
   delete redriveQuery.message_id;
   render(seq, h('h1', {}, 'Dead letters'),
     h('p', {class: 'hint'}, 'Newest first. Filter, then open one to see everything about it and act on it, or select some to plan a replay or discard.'),
-    listForm(filters, knownVals, {}),
+    form,
     h('p', {testid: 'dl-count'}, h('strong', {testid: 'dl-total'}, String(page.total)),
       ` dead letter${page.total === 1 ? '' : 's'} match${page.total === 1 ? 'es' : ''}`,
       page.items.length ? `; showing ${offset + 1}–${shownTo}.` : '.', ' ',

@@ -52,19 +52,22 @@ public class DeadLetterQueries {
      */
     public record Group(String queue, String reason, String errorType, String normalisedError, long count,
                         Instant oldest, Instant newest, String fingerprint, Instant firstSeen, Instant lastSeen,
-                        List<String> consumerVersions, boolean fixMayHaveShipped) {
+                        List<String> consumerVersions) {
 
         public Group(String queue, String reason, String errorType, String normalisedError, long count,
                      Instant oldest, Instant newest) {
             this(queue, reason, errorType, normalisedError, count, oldest, newest, normalisedError, oldest, newest,
-                    List.of(), false);
+                    List.of());
         }
 
-        Group withVersions(List<String> versions, String running) {
+        Group withVersions(List<String> versions) {
             return new Group(queue, reason, errorType, normalisedError, count, oldest, newest, fingerprint, firstSeen,
-                    lastSeen, versions, DeadLetterQueries.fixMayHaveShipped(versions, running));
+                    lastSeen, versions);
         }
     }
+
+    /** A group as the groups page reads it: with whether a fix may have shipped since it failed. */
+    public record GroupView(@com.fasterxml.jackson.annotation.JsonUnwrapped Group group, boolean fixMayHaveShipped) { }
 
     /**
      * "A fix may have shipped": every dead letter of the group failed under a consumer version, none under
@@ -190,7 +193,7 @@ public class DeadLetterQueries {
      * {@link #groups} with the consumer versions each group's dead letters failed under (one more GROUP BY)
      * and whether a fix may have shipped since, judged against {@code runningVersion}.
      */
-    public List<Group> groups(Filter f, String runningVersion) {
+    public List<GroupView> groups(Filter f, String runningVersion) {
         List<Group> groups = groups(f);
         StringBuilder jpql = new StringBuilder("""
                 select distinct d.sourceQueue, d.reason, d.errorType, d.errorFingerprint, d.consumerVersion
@@ -205,7 +208,8 @@ public class DeadLetterQueries {
                 java.util.Comparator.nullsFirst(java.util.Comparator.naturalOrder()))).add((String) r[4]));
         return groups.stream().map(g -> g.withVersions(List.copyOf(versions.getOrDefault(java.util.Arrays.asList(
                 g.queue(), g.reason(), g.errorType(), g.fingerprint()), new java.util.TreeSet<>()).stream()
-                .map(v -> v == null ? "unknown" : v).toList()), runningVersion)).toList();
+                .map(v -> v == null ? "unknown" : v).toList())))
+                .map(g -> new GroupView(g, fixMayHaveShipped(g.consumerVersions(), runningVersion))).toList();
     }
 
     /** Dead letters that arrived (by {@code failed_at}) in [start, start + bucket). */
