@@ -311,13 +311,8 @@ class ConsoleBrowserIT {
         String prefix = Jobs.runPrefix("console-group");
         String campaign = prefix + "campaign";
         String token = letters();
-        List<String> ids = Jobs.ids(prefix, 3);
-        smtp.enqueueReply(550, "5.7.1 Rejected by policy " + token + " alpha");
-        smtp.enqueueReply(550, "5.7.1 Rejected by policy " + token + " alpha");
-        smtp.enqueueReply(550, "5.7.1 Rejected by policy " + token + " beta");
-        for (String id : ids) {
-            env.jms().sendText("mail.send", job(id, campaign));
-        }
+        List<String> ids = refusedJobs(prefix, campaign, "5.7.1 Rejected by policy " + token + " alpha",
+                "5.7.1 Rejected by policy " + token + " alpha", "5.7.1 Rejected by policy " + token + " beta");
         startBrowser();
         signIn("operator", "operator-pass");
         click(testId("nav-dead-letters"));
@@ -373,13 +368,8 @@ class ConsoleBrowserIT {
         String prefix = Jobs.runPrefix("console-stop");
         String campaign = prefix + "campaign";
         String token = letters();
-        List<String> ids = Jobs.ids(prefix, 3);
-        for (int i = 0; i < 3; i++) {
-            smtp.enqueueReply(550, "5.7.1 Message rejected: content violates policy");
-        }
-        for (String id : ids) {
-            env.jms().sendText("mail.send", job(id, campaign));
-        }
+        String policy = "5.7.1 Message rejected: content violates policy";
+        refusedJobs(prefix, campaign, policy, policy, policy);
         startBrowser();
         signIn("operator", "operator-pass");
         click(testId("nav-dead-letters"));
@@ -585,6 +575,18 @@ class ConsoleBrowserIT {
                  "from": "Mailroom IT <noreply@example.com>", "to": ["%s"],
                  "subject": "Hello %s", "text": "Hi Alice, this is %s."}""".formatted(messageId, campaign, to,
                 messageId, messageId);
+    }
+
+    /** One job per reply, in {@code campaign}, each refused by the SMTP server with a 550 and that reply; their ids. */
+    private List<String> refusedJobs(String prefix, String campaign, String... replies) {
+        List<String> ids = Jobs.ids(prefix, replies.length);
+        for (String reply : replies) {
+            smtp.enqueueReply(550, reply);
+        }
+        for (String id : ids) {
+            env.jms().sendText("mail.send", job(id, campaign));
+        }
+        return ids;
     }
 
     /** Abandons the plan on the page (the console asks why in a prompt), so its entries stay open for nobody. */
