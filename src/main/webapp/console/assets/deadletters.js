@@ -1,4 +1,5 @@
-import {REASONS, CLASSES, STATUSES, state, h, append, render, flash, when, statusBadge, kvTable, table, canAct, actionAttrs, viewerNote, get, post, query, errorBox, go} from './core.js';
+import {jobLink} from './jobs.js';
+import {REASONS, CLASSES, STATUSES, state, h, append, render, flash, when, statusBadge, kvTable, table, canAct, actionAttrs, viewerNote, get, post, query, errorBox, go, columnName, attemptCell} from './core.js';
 
 // The list's filters: [name, label, kind]; kind is a list of known values, 'queues' / 'error_types' (known values
 // read from the API), 'datetime' (a typed instant or local time, a picker and presets) or 'text'.
@@ -22,7 +23,7 @@ let known = null;
 /** Queues and error types the server knows (once per page load; a failure leaves them free text). */
 async function knownValues() {
   if (!known) {
-    known = Promise.all([get('/queues').catch(() => []), get('/dead-letters/groups?status=all').catch(() => [])])
+    known = Promise.all([get('/queues').catch(() => []), get('/dead-letters/groups?status=open').catch(() => [])])
       .then(([queues, groups]) => ({
         queues: [...new Set((Array.isArray(queues) ? queues : []).map((q) => q.queue))].sort(),
         error_types: [...new Set(groups.map((g) => g.error_type).filter(Boolean))].sort(),
@@ -110,13 +111,16 @@ export async function deadLetterList(params, seq) {
   const key = query(filters);
   if (selection.key !== key) Object.assign(selection, {key, ids: new Set(), allMatching: false});
   sessionStorage.setItem(LAST_LIST, location.hash || '#/dead-letters');
+  // the known values and the page are read together; one form serves the loading and the loaded page, so what
+  // the user types meanwhile stays
+  const pageRead = get('/dead-letters' + query({...filters, offset, limit: PAGE}));
+  pageRead.catch(() => {});
   const knownVals = await knownValues();
-  // one form for the loading and the loaded page, so what the user types meanwhile stays
   const form = listForm(filters, knownVals, {});
   render(seq, h('h1', {}, 'Dead letters'), form, h('p', {class: 'muted'}, 'Loading…'));
   let page;
   try {
-    page = await get('/dead-letters' + query({...filters, offset, limit: PAGE}));
+    page = await pageRead;
   } catch (e) {
     const field = fieldOfError(e, LIST_FIELDS.map(([n]) => n));
     if (e.status === 401) throw e;
@@ -262,10 +266,10 @@ export async function deadLetterDetail(id, seq) {
     h('section', {class: 'card'}, h('h2', {}, 'Stack trace'),
       d.stacktrace ? h('pre', {testid: 'stacktrace'}, d.stacktrace) : h('p', {class: 'muted', testid: 'stacktrace'}, 'No stack trace: no exception was thrown in our code for this one.')),
     h('section', {class: 'card'}, h('h2', {}, `Attempts (${attempts.length})`),
-      table(attemptKeys, attempts.map((a) => ({cells: attemptKeys.map((k) => typeof a[k] === 'object' && a[k] !== null ? JSON.stringify(a[k]) : a[k])})), 'attempts')),
+      table(attemptKeys.map(columnName), attempts.map((a) => ({cells: attemptKeys.map((k) => attemptCell(k, a[k]))})), 'attempts')),
     h('section', {class: 'card'}, h('h2', {}, 'Job timeline'),
       job instanceof Error ? h('p', {class: 'muted', testid: 'timeline'}, job.status === 404 ? 'No job was recorded for this message (e.g. a payload that never parsed).' : job.message)
-        : job ? [h('p', {}, 'Job state: ', statusBadge(job.state, 'job-state')),
+        : job ? [h('p', {}, 'Job state: ', statusBadge(job.state, 'job-state'), ' ', jobLink(d.message_id, d.source_queue, 'Open the job')),
           table(['At', 'Event', 'Detail', 'By'], (job.timeline || []).map((e) => ({cells: [when(e.at), e.type, e.detail, e.actor]})), 'timeline')]
           : h('p', {class: 'muted', testid: 'timeline'}, 'No message id, so no job.')),
     h('section', {class: 'card'}, h('h2', {}, 'Status history'),

@@ -1,3 +1,4 @@
+import {jobLink} from './jobs.js';
 import {REDRIVE_FILTERS, state, h, render, flash, when, statusBadge, kvTable, table, canAct, actionAttrs, viewerNote, get, post, errorBox, filterForm} from './core.js';
 
 // ------------------------------------------------------------------ redrives
@@ -218,7 +219,7 @@ export function currentPhase(r) {
 
 export function entryTable(entries, testid) {
   return table(['Dead letter', 'Message id', 'Queue', 'Reason', 'Lap', 'Phase', 'Outcome', 'Published', 'Revision', 'Detail'],
-    entries.map((e) => ({e, cells: [h('a', {href: '#/dead-letters/' + e.dead_letter_id}, '#' + e.dead_letter_id), h('code', {}, e.message_id),
+    entries.map((e) => ({e, cells: [h('a', {href: '#/dead-letters/' + e.dead_letter_id}, '#' + e.dead_letter_id), jobLink(e.message_id, e.queue, h('code', {}, e.message_id)),
       e.queue, e.reason, e.lap, e.phase, statusBadge(e.outcome, 'entry-outcome'), when(e.published_at), e.revision,
       [e.next_dead_letter_id ? h('div', {class: 'next-lap'}, 'Failed again: ',
         h('span', {class: 'error', testid: 'entry-next-error'}, e.next_error ?? '(no error text)'), ' ',
