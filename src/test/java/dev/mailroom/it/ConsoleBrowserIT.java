@@ -692,7 +692,7 @@ class ConsoleBrowserIT {
         assertThat(driver.findElements(testId("recipient-row"))).extracting(r -> r.getAttribute("data-address"))
                 .containsExactly(recipient);
         assertThat(driver.findElements(testId("timeline-row"))).isNotEmpty();
-        screenshot("job-page-bounced-permanent");
+        ConsoleScreenshots.save(driver, "job-page-bounced-permanent");
 
         click(testId("back-to-jobs"));
         waitFor(d -> d.getCurrentUrl().contains("state=bounced_permanent") && d.getCurrentUrl().contains("recipient=")
@@ -731,7 +731,7 @@ class ConsoleBrowserIT {
         wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "delivered"));
         WebElement delivery = driver.findElement(By.cssSelector("[data-testid=timeline-row][data-type=delivery_delivered]"));
         assertThat(delivery.getText()).contains(recipient).contains("250 2.0.0 OK console");
-        screenshot("job-page-delivered");
+        ConsoleScreenshots.save(driver, "job-page-delivered");
     }
 
     // ------------------------------------------------------------------------------------------ helpers

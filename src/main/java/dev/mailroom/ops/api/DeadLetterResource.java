@@ -17,7 +17,8 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 
 /**
- * Dead letters: {@code GET /api/v1/dead-letters} (filtered, paged, newest first),
+ * Dead letters: {@code GET /api/v1/dead-letters} (filtered, newest first, paged by the keyset cursor
+ * {@code after} = a page's {@code next_cursor}, or by {@code offset}),
  * {@code /dead-letters/{id}} (the whole envelope), {@code /dead-letters/groups} (counts by cause) and
  * {@code /dead-letters/stats} (open counts, oldest age, retention, jobs by state: what the metrics say).
  */
@@ -52,6 +53,7 @@ public class DeadLetterResource {
                          @QueryParam("status") String status, @QueryParam("message_id") String messageId,
                          @QueryParam("from") String from, @QueryParam("to") String to,
                          @QueryParam("fingerprint") String fingerprint, @QueryParam("recipient") String recipient,
+                         @QueryParam("after") String after,
                          @QueryParam("offset") @DefaultValue("0")
                          @Limit(min = 0, max = Integer.MAX_VALUE, name = "offset") String offset,
                          @QueryParam("limit") @DefaultValue("100") @Limit(max = 1000) String limit) {
@@ -61,7 +63,19 @@ public class DeadLetterResource {
                 blank(failureClass), blank(errorType), blank(campaignId), blank(tenant), blank(provider),
                 blank(version), blank(status), blank(messageId), instant("from", from), instant("to", to),
                 fingerprint == null || fingerprint.isEmpty() ? null : fingerprint, blank(recipient), true);
-        return Response.ok(deadLetters.listPage(filter, skip, n)).build();
+        DeadLetterQueries.Cursor cursor = null;
+        if (after != null && !after.isBlank()) {
+            if (skip != 0) {
+                return ApiError.response(Response.Status.BAD_REQUEST, "invalid_request",
+                        "after (a keyset cursor) and offset do not go together: take one");
+            }
+            try {
+                cursor = DeadLetterQueries.Cursor.parse(after);
+            } catch (IllegalArgumentException e) {
+                return ApiError.response(Response.Status.BAD_REQUEST, "invalid_cursor", e.getMessage());
+            }
+        }
+        return Response.ok(deadLetters.listPage(filter, cursor, skip, n)).build();
     }
 
     @GET
