@@ -2,6 +2,7 @@
 //   #/?range=24:PT1H        live dashboard per queue (range: of the arrival charts)
 //   #/dead-letters?...      filtered list
 //   #/dead-letters/{id}     one dead letter: envelope, stack trace, attempts, timeline, payload; actions
+//   #/groups                open failure groups
 //   #/jobs?...              find jobs (recipient, ids, campaign, tenant, state, time)
 //   #/jobs/{message_id}?queue=&list=   one job: state, attempts, timeline, recipients' delivery state
 //   #/redrives              recent redrives
@@ -16,6 +17,7 @@ import {state, h, view, render, flash, when, canAct, api, get, errorBox} from '.
 import {dashboard} from './dashboard.js';
 import {deadLetterList, deadLetterDetail} from './deadletters.js';
 import {redriveList, redrivePlanForm, redrivePage} from './redrives.js';
+import {groupList} from './groups.js';
 import {jobList, jobPage} from './jobs.js';
 import {suppressionList} from './suppressions.js';
 
@@ -35,6 +37,7 @@ async function route() {
     if (parts.length === 0) return await dashboard(seq, params);
     if (parts[0] === 'dead-letters' && parts.length === 1) return await deadLetterList(params, seq);
     if (parts[0] === 'dead-letters' && parts.length === 2) return await deadLetterDetail(parts[1], seq);
+    if (parts[0] === 'groups' && parts.length === 1) return await groupList(params, seq);
     if (parts[0] === 'jobs' && parts.length === 1) return await jobList(params, seq);
     if (parts[0] === 'jobs' && parts.length === 2) return await jobPage(decodeURIComponent(parts[1]), params, seq);
     if (parts[0] === 'redrives' && parts.length === 1) return await redriveList(seq);

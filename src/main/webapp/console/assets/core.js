@@ -18,6 +18,7 @@ export const REDRIVE_FILTERS = [
   ['error_type', 'Error type', 'text'], ['consumer_version', 'Consumer version', 'text'],
   ['campaign_id', 'Campaign', 'text'], ['tenant', 'Tenant', 'text'], ['provider', 'Provider', 'text'],
   ['from', 'Failed from (ISO instant)', 'text'], ['to', 'Failed before (ISO instant)', 'text'],
+  ['fingerprint', 'Failure group (its normalised error, exactly)', 'text'],
   ['ids', 'Only these dead-letter ids (comma separated)', 'text'],
 ];
 

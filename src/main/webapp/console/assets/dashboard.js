@@ -153,7 +153,7 @@ export function queueCard(name, figures, groups, arrivals, bucket) {
     h('h3', {}, 'Top failure groups (open)'),
     table(['Dead letters', 'Reason', 'Error type', 'Error (normalised)', 'Oldest', 'Newest'],
       top.map((g) => ({g, cells: [
-        h('a', {href: '#/dead-letters' + query({queue: g.queue, reason: g.reason, error_type: g.error_type, status: 'open'}),
+        h('a', {href: '#/dead-letters' + query({queue: g.queue, reason: g.reason, error_type: g.error_type, fingerprint: g.fingerprint, status: 'open'}),
           testid: 'group-link'}, g.count),
         g.reason, g.error_type, g.normalised_error, when(g.oldest), when(g.newest)]})),
       'failure-groups', (r) => ({testid: 'failure-group', 'data-reason': r.g.reason})),

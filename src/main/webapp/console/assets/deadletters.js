@@ -1,30 +1,206 @@
 import {jobLink} from './jobs.js';
-import {LIST_FILTERS, state, h, render, flash, when, statusBadge, kvTable, table, canAct, actionAttrs, viewerNote, get, post, query, filterForm, go, columnName, attemptCell} from './core.js';
+import {REASONS, CLASSES, STATUSES, state, h, append, render, flash, when, statusBadge, kvTable, table, canAct, actionAttrs, viewerNote, get, post, query, errorBox, go, columnName, attemptCell} from './core.js';
+
+// The list's filters: [name, label, kind]; kind is a list of known values, 'queues' / 'error_types' (known values
+// read from the API), 'datetime' (a typed instant or local time, a picker and presets) or 'text'.
+const LIST_FIELDS = [
+  ['queue', 'Queue', 'queues'], ['reason', 'Reason', REASONS], ['failure_class', 'Failure class', CLASSES],
+  ['error_type', 'Error type', 'error_types'], ['status', 'Status', STATUSES],
+  ['campaign_id', 'Campaign (contains)', 'text'], ['tenant', 'Tenant (contains)', 'text'],
+  ['recipient', 'Recipient (contains)', 'text'], ['message_id', 'Message id (exact)', 'text'],
+  ['from', 'Failed from', 'datetime'], ['to', 'Failed before', 'datetime'],
+  ['fingerprint', 'Failure group (normalised error, exactly)', 'text'],
+];
+const PAGE = 50;
+const LAST_LIST = 'mailroom.lastList';
+
+/** The hash of the list the user last looked at (its filter and page), for "back to the list". */
+export function lastListHash() {
+  return sessionStorage.getItem(LAST_LIST) || '#/dead-letters?status=open';
+}
+
+let known = null;
+/** Queues and error types the server knows (once per page load; a failure leaves them free text). */
+async function knownValues() {
+  if (!known) {
+    known = Promise.all([get('/queues').catch(() => []), get('/dead-letters/groups?status=open').catch(() => [])])
+      .then(([queues, groups]) => ({
+        queues: [...new Set((Array.isArray(queues) ? queues : []).map((q) => q.queue))].sort(),
+        error_types: [...new Set(groups.map((g) => g.error_type).filter(Boolean))].sort(),
+      }));
+  }
+  return known;
+}
+
+/**
+ * A typed time as the instant the API takes: an ISO instant passes as it is; "2026-11-30 23:00" (no zone) is a
+ * local time of this browser; anything else passes as typed, so the API says what is wrong with it.
+ */
+export function toInstant(text) {
+  const t = (text || '').trim();
+  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(t);
+  if (!m) return t;
+  const [y, mo, d, hh, mi, ss] = m.slice(1).map(Number);
+  const local = new Date(y, mo - 1, d, hh, mi, ss || 0);
+  const same = local.getFullYear() === y && local.getMonth() === mo - 1 && local.getDate() === d
+    && local.getHours() === hh && local.getMinutes() === mi;
+  return same ? local.toISOString().replace('.000Z', 'Z') : t;
+}
+
+/** The field a 400 of the list is about: the API names the parameter first ("from is not an ISO-8601 instant…"). */
+export function fieldOfError(e, names) {
+  if (!e || e.status !== 400 || !e.body) return null;
+  const byError = (e.body.error || '').replace(/^invalid_/, '');
+  if (names.includes(byError)) return byError;
+  const first = /^([a-z_]+)\b/.exec(e.body.reason || '');
+  return first && names.includes(first[1]) ? first[1] : null;
+}
+
+function listForm(values, knownVals, fieldErrors) {
+  const names = LIST_FIELDS.map(([n]) => n);
+  const control = (name, kind) => {
+    const id = `dl-filter-${name}`;
+    const options = Array.isArray(kind) ? kind : knownVals[kind];
+    if (options) {
+      const current = values[name];
+      const all = current && !options.includes(current) ? [...options, current] : options;
+      return h('select', {id, name, testid: `filter-${name}`},
+        h('option', {value: ''}, 'any'), all.map((v) => h('option', {value: v, selected: current === v}, v)));
+    }
+    if (kind === 'datetime') {
+      const input = h('input', {id, name, testid: `filter-${name}`, value: values[name] ?? '',
+        placeholder: 'e.g. 2026-11-30 23:00 (your time) or …T22:00:00Z'});
+      const picker = h('input', {type: 'datetime-local', testid: `picker-${name}`, 'aria-label': `${name}: pick a date and time`,
+        onchange: (e) => { input.value = e.target.value.replace('T', ' '); }});
+      return h('div', {class: 'datetime'}, input, picker);
+    }
+    return h('input', {id, name, testid: `filter-${name}`, value: values[name] ?? ''});
+  };
+  const form = h('form', {class: 'filters', testid: 'dl-filter'},
+    LIST_FIELDS.map(([name, label, kind]) => h('div', {class: fieldErrors[name] ? 'field invalid' : 'field'},
+      h('label', {for: `dl-filter-${name}`}, label), control(name, kind),
+      fieldErrors[name] ? h('p', {class: 'error field-error', testid: `field-error-${name}`, role: 'alert'}, fieldErrors[name]) : null)),
+    h('div', {class: 'buttons'},
+      h('button', {type: 'submit', testid: 'dl-filter-submit'}, 'Show dead letters'),
+      h('span', {class: 'presets'}, 'Failed in the last: ',
+        [['1h', 'hour', 3600], ['24h', '24 h', 86400], ['7d', '7 days', 7 * 86400]].map(([key, label, seconds]) =>
+          h('button', {type: 'button', class: 'secondary', testid: `preset-${key}`, onclick: () => {
+            form.elements.from.value = new Date(Date.now() - seconds * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+            form.elements.to.value = '';
+            form.requestSubmit();
+          }}, label))),
+      h('a', {href: '#/dead-letters', class: 'muted'}, 'Clear filters')));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = {};
+    for (const name of names) {
+      const raw = form.elements[name].value;
+      v[name] = LIST_FIELDS.find(([n]) => n === name)[2] === 'datetime' ? toInstant(raw) : (name === 'fingerprint' ? raw : raw.trim());
+    }
+    go('#/dead-letters' + query(v));
+  });
+  return form;
+}
+
+// The selection survives paging within one filter; another filter starts afresh.
+const selection = {key: null, ids: new Set(), allMatching: false};
 
 export async function deadLetterList(params, seq) {
   const offset = Number(params.offset || 0);
-  const filters = Object.fromEntries(LIST_FILTERS.map(([n]) => [n, params[n]]));
-  const form = filterForm(LIST_FILTERS, filters, 'dl-filter',
-    (v) => go('#/dead-letters' + query(v)), 'Show dead letters',
-    [h('a', {href: '#/dead-letters', class: 'muted'}, 'Clear filters')]);
+  const filters = Object.fromEntries(LIST_FIELDS.map(([n]) => [n, params[n]]));
+  const key = query(filters);
+  if (selection.key !== key) Object.assign(selection, {key, ids: new Set(), allMatching: false});
+  sessionStorage.setItem(LAST_LIST, location.hash || '#/dead-letters');
+  // the known values and the page are read together; one form serves the loading and the loaded page, so what
+  // the user types meanwhile stays
+  const pageRead = get('/dead-letters' + query({...filters, offset, limit: PAGE}));
+  pageRead.catch(() => {});
+  const knownVals = await knownValues();
+  const form = listForm(filters, knownVals, {});
   render(seq, h('h1', {}, 'Dead letters'), form, h('p', {class: 'muted'}, 'Loading…'));
-  const page = await get('/dead-letters' + query({...filters, offset, limit: 50}));
+  let page;
+  try {
+    page = await pageRead;
+  } catch (e) {
+    const field = fieldOfError(e, LIST_FIELDS.map(([n]) => n));
+    if (e.status === 401) throw e;
+    render(seq, h('h1', {}, 'Dead letters'),
+      listForm(filters, knownVals, field ? {[field]: e.body.reason} : {}),
+      field ? null : errorBox(e, 'dl-error'));
+    return;
+  }
+  const shortError = (d) => d.error ? (d.error.length > 90 ? d.error.slice(0, 88) + '…' : d.error) : '—';
+  const bulkCount = h('strong', {testid: 'bulk-count'});
+  const bulkBar = h('div', {class: 'bulk-bar', testid: 'bulk-bar'});
+  const refreshBulk = () => {
+    const n = selection.allMatching ? page.total : selection.ids.size;
+    bulkCount.textContent = selection.allMatching ? `all ${n} matching the filter` : `${n} selected`;
+    bulkBar.hidden = n === 0;
+  };
   const rows = page.items.map((d) => ({d, cells: [
+    h('input', {type: 'checkbox', testid: 'dl-select', value: d.id, 'aria-label': `select #${d.id}`,
+      checked: selection.allMatching || selection.ids.has(d.id), disabled: selection.allMatching,
+      onchange: (e) => { if (e.target.checked) selection.ids.add(d.id); else selection.ids.delete(d.id); refreshBulk(); }}),
     h('a', {href: '#/dead-letters/' + d.id, testid: 'dl-link'}, '#' + d.id),
-    statusBadge(d.status), d.source_queue, d.reason, d.failure_class, h('code', {}, d.message_id),
-    d.error_type, d.campaign_id, d.tenant, d.attempt_count, when(d.failed_at)]}));
+    d.next_dead_letter_id ? failedAgainBadge(d.next_dead_letter_id) : statusBadge(d.status),
+    d.source_queue, d.reason, d.failure_class,
+    h('span', {title: d.error || '', testid: 'dl-error-short'}, shortError(d)),
+    h('span', {testid: 'dl-recipient'}, d.recipient ?? '—'), h('span', {testid: 'dl-subject'}, d.subject ?? '—'),
+    d.campaign_id, d.tenant, d.attempt_count, when(d.failed_at)]}));
+  const selectPage = h('input', {type: 'checkbox', testid: 'dl-select-page', 'aria-label': 'select this page',
+    onchange: (e) => {
+      document.querySelectorAll('[data-testid=dl-select]').forEach((c) => {
+        c.checked = e.target.checked;
+        if (e.target.checked) selection.ids.add(Number(c.value)); else selection.ids.delete(Number(c.value));
+      });
+      refreshBulk();
+    }});
+  const planSelected = async (action) => {
+    let ids = [...selection.ids];
+    if (selection.allMatching) {
+      ids = [];
+      for (let off = 0; off !== null && off !== undefined && ids.length < 10000;) {
+        const p = await get('/dead-letters' + query({...filters, offset: off, limit: 1000}));
+        ids.push(...p.items.map((d) => d.id));
+        off = p.next;
+      }
+    }
+    go('#/redrives/new' + query({action, ids: ids.join(',')}));
+  };
+  append(bulkBar, [bulkCount, ' ',
+    h('button', {type: 'button', testid: 'bulk-replay', onclick: () => planSelected('replay')}, 'Plan a replay of them'), ' ',
+    h('button', {type: 'button', class: 'secondary', testid: 'bulk-discard', onclick: () => planSelected('discard')}, 'Plan a discard of them'), ' ',
+    h('button', {type: 'button', class: 'link', testid: 'bulk-clear', onclick: () => {
+      selection.ids.clear(); selection.allMatching = false; go(location.hash);
+    }}, 'Clear the selection'),
+    h('span', {class: 'hint'}, ' Planning is a dry run: you review the exact cohort before anything happens.')]);
+  const shownTo = offset + page.items.length;
   const redriveQuery = {...filters};
   delete redriveQuery.status;
+  delete redriveQuery.recipient;
+  delete redriveQuery.message_id;
   render(seq, h('h1', {}, 'Dead letters'),
-    h('p', {class: 'hint'}, 'Newest first. Filter, then open one to see everything about it and act on it.'),
+    h('p', {class: 'hint'}, 'Newest first. Filter, then open one to see everything about it and act on it, or select some to plan a replay or discard.'),
     form,
-    h('p', {testid: 'dl-count'}, `${page.items.length} shown${page.next !== null && page.next !== undefined ? ' (more on the next page)' : ''}, from #${offset + 1}.`),
-    table(['Id', 'Status', 'Queue', 'Reason', 'Class', 'Message id', 'Error type', 'Campaign', 'Tenant', 'Attempts', 'Failed at'],
+    h('p', {testid: 'dl-count'}, h('strong', {testid: 'dl-total'}, String(page.total)),
+      ` dead letter${page.total === 1 ? '' : 's'} match${page.total === 1 ? 'es' : ''}`,
+      page.items.length ? `; showing ${offset + 1}–${shownTo}.` : '.', ' ',
+      page.total > 0 && !selection.allMatching ? h('button', {type: 'button', class: 'link', testid: 'select-all-matching',
+        onclick: () => { selection.allMatching = true; go(location.hash); }}, `Select all ${page.total} matching the filter`) : null),
+    bulkBar,
+    table([selectPage, 'Id', 'Status', 'Queue', 'Reason', 'Class', 'Error', 'Recipient', 'Subject', 'Campaign', 'Tenant', 'Attempts', 'Failed at'],
       rows, 'dl-table', (r) => ({testid: 'dl-row', 'data-id': r.d.id, 'data-status': r.d.status, 'data-reason': r.d.reason, 'data-message-id': r.d.message_id})),
     h('div', {class: 'pager'},
-      offset > 0 ? h('a', {href: '#/dead-letters' + query({...filters, offset: Math.max(0, offset - 50)})}, '← Previous page') : null,
+      offset > 0 ? h('a', {href: '#/dead-letters' + query({...filters, offset: Math.max(0, offset - PAGE)})}, '← Previous page') : null,
       page.next !== null && page.next !== undefined ? h('a', {href: '#/dead-letters' + query({...filters, offset: page.next}), testid: 'next-page'}, 'Next page →') : null,
       h('a', {href: '#/redrives/new' + query(redriveQuery), testid: 'plan-from-filter'}, 'Plan a redrive of the open ones matching this filter')));
+  refreshBulk();
+}
+
+/** The badge of a dead letter whose replay dead-lettered again: it links to the next lap. */
+export function failedAgainBadge(nextId, testid = 'failed-again-badge') {
+  return h('a', {href: '#/dead-letters/' + nextId, class: 'status status-failed-again', testid,
+    title: `Replayed, and it failed again: its next lap is dead letter #${nextId}`}, `replayed → failed again (#${nextId})`);
 }
 
 // ------------------------------------------------------------------ detail
@@ -63,8 +239,9 @@ export async function deadLetterDetail(id, seq) {
   const attemptKeys = [...new Set(attempts.flatMap((a) => Object.keys(a)))];
 
   render(seq,
-    h('p', {}, h('a', {href: '#/dead-letters' + query({queue: d.source_queue, status: 'open'})}, `← Open dead letters of ${d.source_queue}`)),
-    h('h1', {}, `Dead letter #${d.id} `, statusBadge(d.status, 'dl-status')),
+    h('p', {}, h('a', {href: lastListHash(), testid: 'back-to-list'}, '← Back to the list'), ' · ',
+      h('a', {href: '#/dead-letters' + query({queue: d.source_queue, status: 'open'})}, `open dead letters of ${d.source_queue}`)),
+    h('h1', {}, `Dead letter #${d.id} `, d.next_dead_letter_id ? failedAgainBadge(d.next_dead_letter_id, 'dl-status') : statusBadge(d.status, 'dl-status')),
     h('section', {class: 'card'}, h('h2', {}, 'Envelope'), kvTable([
       ['Status', statusBadge(d.status), 'env-status'], ['Reason', d.reason, 'env-reason'],
       ['Failure class', d.failure_class, 'env-failure-class'], ['Queue', d.source_queue, 'env-queue'],

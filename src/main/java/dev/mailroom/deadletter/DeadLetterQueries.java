@@ -18,24 +18,38 @@ public class DeadLetterQueries {
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
 
-    /** A filter; null fields match everything. The time window is on {@code failed_at}, [from, to). */
+    /**
+     * A filter; null fields match everything. The time window is on {@code failed_at}, [from, to).
+     * {@code fingerprint} is a group's normalised error ({@link ErrorFingerprint}), matched exactly;
+     * {@code recipient} matches any recipient of the dead letter's job ({@code job_recipient}) containing
+     * it, case-insensitively. {@code contains}: campaign and tenant match as case-insensitive substrings
+     * (the list a person types into); false, they match exactly (a redrive acts on exactly what it names).
+     */
     public record Filter(String queue, String reason, String failureClass, String errorType, String campaignId,
                          String tenant, String provider, String consumerVersion, String status, String messageId,
-                         Instant from, Instant to, String fingerprint) {
+                         Instant from, Instant to, String fingerprint, String recipient, boolean contains) {
 
         /** Without a fingerprint (the filter before groups had one). */
         public Filter(String queue, String reason, String failureClass, String errorType, String campaignId,
                       String tenant, String provider, String consumerVersion, String status, String messageId,
                       Instant from, Instant to) {
             this(queue, reason, failureClass, errorType, campaignId, tenant, provider, consumerVersion, status,
-                    messageId, from, to, null);
+                    messageId, from, to, null, null, false);
+        }
+
+        /** Exact matches, with a group's fingerprint and no recipient. */
+        public Filter(String queue, String reason, String failureClass, String errorType, String campaignId,
+                      String tenant, String provider, String consumerVersion, String status, String messageId,
+                      Instant from, Instant to, String fingerprint) {
+            this(queue, reason, failureClass, errorType, campaignId, tenant, provider, consumerVersion, status,
+                    messageId, from, to, fingerprint, null, false);
         }
 
         /** Whether only what the maintained group counts are keyed by narrows it (queue, reason, status). */
         boolean countedOnly() {
             return failureClass == null && errorType == null && campaignId == null && tenant == null
                     && provider == null && consumerVersion == null && messageId == null && from == null && to == null
-                    && fingerprint == null;
+                    && fingerprint == null && recipient == null;
         }
     }
 
@@ -102,6 +116,17 @@ public class DeadLetterQueries {
                     consumerVersions);
         }
     }
+    /** A group as the groups page reads it: with whether a fix may have shipped since it failed. */
+    public record GroupView(@com.fasterxml.jackson.annotation.JsonUnwrapped Group group, boolean fixMayHaveShipped) { }
+
+    /**
+     * "A fix may have shipped": every dead letter of the group failed under a consumer version, none under
+     * the one running now (versions are {@code <version>+<commit>}, so "older" can only mean "another").
+     */
+    public static boolean fixMayHaveShipped(java.util.Collection<String> versionsSeen, String running) {
+        return running != null && !versionsSeen.isEmpty() && versionsSeen.stream().allMatch(v -> v != null)
+                && !versionsSeen.contains(running);
+    }
 
     /**
      * The list reads a projection (the columns of {@link Summary}, never the payload, attempts or stack
@@ -142,6 +167,48 @@ public class DeadLetterQueries {
         List<Summary> items = more ? rows.subList(0, limit) : rows;
         return new Page(items, offset, limit, more ? offset + limit : null,
                 more ? Cursor.of(items.get(items.size() - 1)).toString() : null);
+    }
+
+    /**
+     * A row of the console's list: the {@link Summary}, to whom and about what (the first "to" and the
+     * subject, read from the stored payload: null when it is not a job), and the dead letter's next lap
+     * when a replay of it failed again.
+     */
+    public record Row(@com.fasterxml.jackson.annotation.JsonUnwrapped Summary summary, String recipient,
+                      String subject, Long nextDeadLetterId) { }
+
+    /** A page of {@link Row}s with the filter's total count. */
+    public record ListPage(List<Row> items, long total, int offset, int limit, Integer next, String nextCursor) { }
+
+    /**
+     * The list a person reads: {@link #find}, the total count of the filter, and per row of the page its
+     * recipient, subject and next lap (two more statements, over the page's ids only).
+     */
+    public ListPage listPage(Filter f, Cursor after, int offset, int limit) {
+        Page page = find(f, after, offset, limit);
+        StringBuilder jpql = new StringBuilder("select count(d) from DeadLetter d where 1 = 1");
+        Map<String, Object> params = new LinkedHashMap<>();
+        where(jpql, params, f);
+        var count = em.createQuery(jpql.toString(), Long.class);
+        params.forEach(count::setParameter);
+        long total = count.getSingleResult();
+        List<Long> ids = page.items().stream().map(Summary::id).toList();
+        Map<Long, String[]> about = new java.util.HashMap<>();
+        Map<Long, Long> next = new java.util.HashMap<>();
+        if (!ids.isEmpty()) {
+            em.createQuery("select d.id, d.payload from DeadLetter d where d.id in :ids", Object[].class)
+                    .setParameter("ids", ids).getResultStream()
+                    .forEach(r -> about.put((Long) r[0], JobHeadline.of((byte[]) r[1])));
+            em.createQuery("select d.previousDeadLetterId, d.id from DeadLetter d where d.previousDeadLetterId in :ids",
+                            Object[].class)
+                    .setParameter("ids", ids).getResultStream()
+                    .forEach(r -> next.put((Long) r[0], (Long) r[1]));
+        }
+        List<Row> rows = page.items().stream().map(s -> {
+            String[] a = about.getOrDefault(s.id(), new String[2]);
+            return new Row(s, a[0], a[1], next.get(s.id()));
+        }).toList();
+        return new ListPage(rows, total, page.offset(), page.limit(), page.next(), page.nextCursor());
     }
 
     /** What a redrive plan needs of a dead letter: its identity and state, never its payload. */
@@ -267,6 +334,15 @@ public class DeadLetterQueries {
 
     private static String blankToNull(Object value) {
         return value == null || value.toString().isEmpty() ? null : value.toString();
+    }
+
+    /**
+     * {@link #groups} with the consumer versions each group's dead letters failed under (one more GROUP BY)
+     * and whether a fix may have shipped since, judged against {@code runningVersion}.
+     */
+    public List<GroupView> groups(Filter f, String runningVersion) {
+        return groups(f).stream().map(g -> new GroupView(g, fixMayHaveShipped(g.consumerVersions(), runningVersion)))
+                .toList();
     }
 
     /**
@@ -407,13 +483,23 @@ public class DeadLetterQueries {
         eq(jpql, params, "reason", f.reason());
         eq(jpql, params, "failureClass", f.failureClass());
         eq(jpql, params, "errorType", f.errorType());
-        eq(jpql, params, "campaignId", f.campaignId());
-        eq(jpql, params, "tenant", f.tenant());
+        if (f.contains()) {
+            contains(jpql, params, "campaignId", f.campaignId());
+            contains(jpql, params, "tenant", f.tenant());
+        } else {
+            eq(jpql, params, "campaignId", f.campaignId());
+            eq(jpql, params, "tenant", f.tenant());
+        }
         eq(jpql, params, "provider", f.provider());
         eq(jpql, params, "consumerVersion", f.consumerVersion());
         eq(jpql, params, "status", f.status());
         eq(jpql, params, "messageId", f.messageId());
         eq(jpql, params, "errorFingerprint", f.fingerprint());
+        if (f.recipient() != null) {
+            // job_recipient.address is stored lower-cased (V10)
+            jpql.append(" and d.jobId in (select r.jobId from JobRecipient r where r.address like :recipient escape '!')");
+            params.put("recipient", likePattern(f.recipient()));
+        }
         if (f.from() != null) {
             jpql.append(" and d.failedAt >= :from");
             params.put("from", f.from());
@@ -422,6 +508,19 @@ public class DeadLetterQueries {
             jpql.append(" and d.failedAt < :to");
             params.put("to", f.to());
         }
+    }
+
+    private static void contains(StringBuilder jpql, Map<String, Object> params, String field, String value) {
+        if (value != null) {
+            jpql.append(" and lower(d.").append(field).append(") like :").append(field).append(" escape '!'");
+            params.put(field, likePattern(value));
+        }
+    }
+
+    /** {@code %value%}, lower-cased, with LIKE's wildcards in the value escaped by {@code !}. */
+    static String likePattern(String value) {
+        return "%" + value.toLowerCase(java.util.Locale.ROOT).replace("!", "!!").replace("%", "!%")
+                .replace("_", "!_") + "%";
     }
 
     private static void eq(StringBuilder jpql, Map<String, Object> params, String field, String value) {
@@ -444,7 +543,7 @@ public class DeadLetterQueries {
                            String tenant, String provider, Instant expiresAt, Instant firstSeenAt, Instant failedAt,
                            Instant retentionUntil, Instant retentionAlertedAt, Instant statusChangedAt,
                            List<StatusChange> history, int lap, Long previousDeadLetterId, String redriveId,
-                           long revisions) { }
+                           long revisions, Long nextDeadLetterId) { }
 
     public record StatusChange(Instant at, String fromStatus, String toStatus, String actor, String reason) { }
 
@@ -462,7 +561,9 @@ public class DeadLetterQueries {
                 d.getRetentionAlertedAt(), d.getStatusChangedAt(), history(d.getId()), d.getLap(),
                 d.getPreviousDeadLetterId(), d.getRedriveId(), em.createQuery(
                         "select count(r) from DeadLetterRevision r where r.deadLetterId = :d", Long.class)
-                        .setParameter("d", d.getId()).getSingleResult()));
+                        .setParameter("d", d.getId()).getSingleResult(),
+                em.createQuery("select d.id from DeadLetter d where d.previousDeadLetterId = :d", Long.class)
+                        .setParameter("d", d.getId()).getResultStream().findFirst().orElse(null)));
     }
 
     private List<StatusChange> history(long id) {

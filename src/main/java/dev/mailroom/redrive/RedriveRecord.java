@@ -36,7 +36,13 @@ public record RedriveRecord(String id, String action, String status, String crea
 
     public record Phase(String name, Instant startedAt, Instant finishedAt, int entries, String result) { }
 
+    /**
+     * One entry; {@code plannedRevision} is the revision the plan would replay (0: the original payload);
+     * for an entry dead-lettered again, {@code nextDeadLetterId} and {@code nextError} are its next lap's
+     * dead letter and the error it failed with this time.
+     */
     public record Entry(long deadLetterId, String messageId, String queue, String reason, String failureClass,
                         Instant failedAt, int lap, String phase, String outcome, Instant publishedAt,
-                        String jmsMessageId, Integer revision, String diff, String idempotencyKey, String detail) { }
+                        String jmsMessageId, Integer revision, String diff, String idempotencyKey, String detail,
+                        int plannedRevision, Long nextDeadLetterId, String nextError) { }
 }

@@ -15,11 +15,9 @@ import jakarta.persistence.PersistenceContext;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -48,13 +46,16 @@ public class RedriveRecords {
         List<RedriveRecord.Entry> views = new ArrayList<>();
         Map<String, Long> outcomes = new TreeMap<>();
         for (RedriveEntry e : entries) {
-            String outcome = seen.containsKey(e.getId()) ? seen.get(e.getId()).outcome() : e.getOutcome();
+            Observation o = seen.get(e.getId());
+            String outcome = o != null ? o.outcome() : e.getOutcome();
             outcomes.merge(outcome, 1L, Long::sum);
             views.add(new RedriveRecord.Entry(e.getDeadLetterId(), e.getMessageId(), e.getSourceQueue(), e.getReason(),
                     e.getFailureClass(), e.getFailedAt(), e.getLap(), e.getPhase(), outcome, e.getPublishedAt(),
                     e.getJmsMessageId(), e.getRevision(),
                     e.getRevision() == null ? null : diffs.get(e.getDeadLetterId() + ":" + e.getRevision()),
-                    e.getIdempotencyKey(), e.getDetail()));
+                    e.getIdempotencyKey(), e.getDetail(), e.getPlannedRevision(),
+                    o == null || o.nextLap() == null ? null : o.nextLap().id(),
+                    o == null || o.nextLap() == null ? null : o.nextLap().error()));
         }
         return view(r, entries, outcomes, views);
     }
@@ -65,10 +66,16 @@ public class RedriveRecords {
                 .map(r -> {
                     Map<String, Long> outcomes = new TreeMap<>();
                     em.createQuery("""
-                                    select e.outcome, count(e) from RedriveEntry e where e.redriveId = :r group by e.outcome""",
-                                    Object[].class)
+                                    select e.outcome, count(e) from RedriveEntry e where e.redriveId = :r
+                                    and e.outcome <> 'published' group by e.outcome""", Object[].class)
                             .setParameter("r", r.getId()).getResultStream()
                             .forEach(row -> outcomes.put((String) row[0], ((Number) row[1]).longValue()));
+                    // published is what the run recorded; what became of each (sent, dead-lettered again, ...)
+                    // is read as for the record, so the list says the same as the run's own page
+                    observe(em.createQuery("""
+                                    select e from RedriveEntry e where e.redriveId = :r and e.outcome = 'published'""",
+                                    RedriveEntry.class).setParameter("r", r.getId()).getResultList())
+                            .values().forEach(o -> outcomes.merge(o.outcome(), 1L, Long::sum));
                     return view(r, null, outcomes, null);
                 })
                 .toList();
@@ -102,7 +109,10 @@ public class RedriveRecords {
         return result;
     }
 
-    private record Observation(String outcome, int failedCalls) { }
+    private record Observation(String outcome, int failedCalls, NextLap nextLap) { }
+
+    /** The dead letter a replayed entry became when it failed again, and its error this time. */
+    private record NextLap(long id, String error) { }
 
     private Map<Long, Observation> observe(List<RedriveEntry> entries) {
         List<RedriveEntry> published = entries.stream()
@@ -116,9 +126,12 @@ public class RedriveRecords {
                             Object[].class)
                     .setParameter("ids", ids).getResultStream()
                     .forEach(row -> jobOf.put((Long) row[0], (Long) row[1]));
-            Set<Long> nextLap = new HashSet<>(em.createQuery(
-                            "select d.previousDeadLetterId from DeadLetter d where d.previousDeadLetterId in :ids", Long.class)
-                    .setParameter("ids", ids).getResultList());
+            Map<Long, NextLap> nextLap = new HashMap<>();
+            em.createQuery("""
+                            select d.previousDeadLetterId, d.id, d.error from DeadLetter d
+                            where d.previousDeadLetterId in :ids""", Object[].class)
+                    .setParameter("ids", ids).getResultStream()
+                    .forEach(row -> nextLap.put((Long) row[0], new NextLap((Long) row[1], (String) row[2])));
             Map<Long, JobState> states = new HashMap<>();
             Map<Long, List<Instant>> failures = new HashMap<>();
             if (!jobOf.isEmpty()) {
@@ -135,10 +148,10 @@ public class RedriveRecords {
             for (RedriveEntry e : chunk) {
                 Long job = jobOf.get(e.getDeadLetterId());
                 String outcome = RedriveRules.refine(RedriveEntry.Outcome.published, job == null ? null : states.get(job),
-                        nextLap.contains(e.getDeadLetterId()));
+                        nextLap.containsKey(e.getDeadLetterId()));
                 int failed = job == null ? 0 : (int) failures.getOrDefault(job, List.of()).stream()
                         .filter(at -> !at.isBefore(e.getPublishedAt())).count();
-                result.put(e.getId(), new Observation(outcome, failed));
+                result.put(e.getId(), new Observation(outcome, failed, nextLap.get(e.getDeadLetterId())));
             }
         }
         return result;

@@ -40,7 +40,7 @@ public final class RedriveRules {
         RedriveFilter f = r.filter();
         if (f == null || isEmpty(f)) {
             throw bad("a plan needs a filter (queue, reason, failure_class, error_type, consumer_version, campaign_id,"
-                    + " tenant, provider, from, to or ids): redrive is never \"everything\"");
+                    + " tenant, provider, from, to, fingerprint or ids): redrive is never \"everything\"");
         }
         if (f.queue() != null && !queues.contains(f.queue())) {
             throw bad("unknown queue " + f.queue() + "; send queues are " + queues);
@@ -169,7 +169,7 @@ public final class RedriveRules {
     private static boolean isEmpty(RedriveFilter f) {
         return f.queue() == null && f.reason() == null && f.failureClass() == null && f.errorType() == null
                 && f.consumerVersion() == null && f.campaignId() == null && f.tenant() == null && f.provider() == null
-                && f.from() == null && f.to() == null && f.ids() == null;
+                && f.from() == null && f.to() == null && f.ids() == null && f.fingerprint() == null;
     }
 
     private static Refused bad(String why) {

@@ -59,7 +59,7 @@ public class Redrives {
         RedriveFilter f = request.filter();
         List<DeadLetterQueries.Candidate> matched = deadLetters.matching(new DeadLetterQueries.Filter(f.queue(), f.reason(),
                 f.failureClass(), f.errorType(), f.campaignId(), f.tenant(), f.provider(), f.consumerVersion(), null,
-                null, f.from(), f.to()), f.ids(), 4 * RedriveRules.MAX_COHORT);
+                null, f.from(), f.to(), f.fingerprint(), null, false), f.ids(), 4 * RedriveRules.MAX_COHORT);
         Map<String, Long> excluded = new LinkedHashMap<>();
         List<DeadLetterQueries.Candidate> cohort = matched.stream().filter(d -> {
             String why = !DeadLetter.Status.open.name().equals(d.status()) ? d.status()

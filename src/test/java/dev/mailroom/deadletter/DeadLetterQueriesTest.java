@@ -234,6 +234,62 @@ class DeadLetterQueriesTest {
     }
 
     @Test
+    void campaignAndTenantMatchAsCaseInsensitiveSubstringsOnlyWhenAskedAndAFingerprintExactly() {
+        DeadLetterQueries.Filter contains = new DeadLetterQueries.Filter(null, null, null, null, "PAIGN-3", "Ant-1",
+                null, null, null, null, null, null, null, null, true);
+        assertThat(allPages(contains)).containsExactlyElementsOf(newestFirst(ROWS.stream()
+                .filter(r -> r.campaignId().equals("campaign-3") && r.tenant().equals("tenant-1")).toList()))
+                .isNotEmpty();
+        DeadLetterQueries.Filter exact = new DeadLetterQueries.Filter(null, null, null, null, "PAIGN-3", null,
+                null, null, null, null, null, null, null, null, false);
+        assertThat(allPages(exact)).isEmpty();
+        DeadLetterQueries.Filter wildcard = new DeadLetterQueries.Filter(null, null, null, null, "campaign_", null,
+                null, null, null, null, null, null, null, null, true);
+        assertThat(allPages(wildcard)).as("_ is a character, not LIKE's wildcard").isEmpty();
+
+        String fingerprint = ErrorFingerprint.of("550 5.1.1 <alice@example.com>: mailbox unavailable");
+        DeadLetterQueries.Filter group = new DeadLetterQueries.Filter(null, null, null, null, null, null, null, null,
+                null, null, null, null, fingerprint, null, true);
+        assertThat(allPages(group)).containsExactlyElementsOf(newestFirst(ROWS.stream()
+                .filter(r -> fingerprint.equals(ErrorFingerprint.of(r.error()))).toList())).isNotEmpty();
+    }
+
+    @Test
+    void groupsKnowTheConsumerVersionsTheyFailedUnderAndWhetherAFixMayHaveShipped() {
+        List<DeadLetterQueries.GroupView> views = queries.groups(filter(), "1.0.2");
+        assertThat(views).isNotEmpty().allSatisfy(v -> {
+            DeadLetterQueries.Group g = v.group();
+            List<String> expected = ROWS.stream().filter(r -> Objects.equals(r.queue(), g.queue())
+                            && Objects.equals(r.reason(), g.reason()) && Objects.equals(r.errorType(), g.errorType())
+                            && Objects.equals(ErrorFingerprint.of(r.error()), g.fingerprint()))
+                    .map(Row::version).distinct().sorted().toList();
+            assertThat(g.consumerVersions()).as("group %s", g).isEqualTo(expected);
+            assertThat(v.fixMayHaveShipped()).isEqualTo(!expected.contains("1.0.2"));
+            assertThat(g.firstSeen()).isEqualTo(g.oldest());
+        });
+        assertThat(views).anyMatch(DeadLetterQueries.GroupView::fixMayHaveShipped);
+    }
+
+    @Test
+    void aFixMayHaveShippedOnlyWhenNoneFailedUnderTheRunningVersion() {
+        assertThat(DeadLetterQueries.fixMayHaveShipped(List.of("1.0+a"), "1.1+b")).isTrue();
+        assertThat(DeadLetterQueries.fixMayHaveShipped(List.of("1.0+a", "1.1+b"), "1.1+b")).isFalse();
+        assertThat(DeadLetterQueries.fixMayHaveShipped(List.of(), "1.1+b")).isFalse();
+        assertThat(DeadLetterQueries.fixMayHaveShipped(List.of("1.0+a"), null)).isFalse();
+    }
+
+    @Test
+    void aPayloadsHeadlineIsItsFirstRecipientAndSubjectWhateverElseItHolds() {
+        assertThat(JobHeadline.of("""
+                {"schema_version": 1, "headers": {"to": "x"}, "to": ["Alice <alice@example.com>", {"a": 1}, "c@x"],
+                 "cc": ["bob@x"], "subject": "Hello"}""".getBytes())).containsExactly("Alice <alice@example.com> (+2)",
+                "Hello");
+        assertThat(JobHeadline.of("{\"subject\": \"only\", \"to\": [\"cut".getBytes())).containsExactly(null, "only");
+        assertThat(JobHeadline.of("not json".getBytes())).containsExactly(null, null);
+        assertThat(JobHeadline.of(null)).containsExactly(null, null);
+    }
+
+    @Test
     void arrivalsAreCountedPerBucketByTheDatabaseSameAsBucketingEveryRowInJava() {
         for (String queue : new String[] {null, "mail.send.bulk"}) {
             for (Duration bucket : List.of(Duration.ofMinutes(1), Duration.ofMinutes(15), Duration.ofHours(1),

@@ -394,6 +394,268 @@ class ConsoleBrowserIT {
         wait(WAIT).until(ExpectedConditions.textToBe(testId("dl-status"), "open"));
     }
 
+    /**
+     * Item 2 of issue 14: two failure groups that differ only in their error text are two objects; opening one
+     * lists exactly its dead letters (by its fingerprint, not only its reason), and a plan of it has exactly them.
+     */
+    @Test
+    void aFailureGroupOpensExactlyItsMembersAndPlansThem() {
+        String prefix = Jobs.runPrefix("console-group");
+        String campaign = prefix + "campaign";
+        String token = letters();
+        List<String> ids = refusedJobs(prefix, campaign, "5.7.1 Rejected by policy " + token + " alpha",
+                "5.7.1 Rejected by policy " + token + " alpha", "5.7.1 Rejected by policy " + token + " beta");
+        startBrowser();
+        signIn("operator", "operator-pass");
+        click(testId("nav-dead-letters"));
+        setField("filter-status", "");
+        setField("filter-campaign_id", campaign);
+        click(testId("dl-filter-submit"));
+        waitForRows(3, "campaign_id=");
+
+        click(testId("nav-groups"));
+        By alpha = By.xpath("//tr[@data-testid='group-row'][contains(@data-fingerprint, '" + token + " alpha')]");
+        By beta = By.xpath("//tr[@data-testid='group-row'][contains(@data-fingerprint, '" + token + " beta')]");
+        waitFor(d -> !d.findElements(alpha).isEmpty() && !d.findElements(beta).isEmpty(), WAIT, "groups: alpha and beta",
+                true);
+        WebElement alphaRow = driver.findElement(alpha);
+        assertThat(alphaRow.getAttribute("data-count")).isEqualTo("2");
+        assertThat(driver.findElement(beta).getAttribute("data-count")).isEqualTo("1");
+        assertThat(alphaRow.getAttribute("data-reason")).isEqualTo(driver.findElement(beta).getAttribute("data-reason"));
+        assertThat(alphaRow.getText()).contains("Plan a redrive").contains("Plan a discard");
+        assertThat(alphaRow.findElements(testId("fix-may-have-shipped"))).as("failed under the running version").isEmpty();
+
+        // the group's link lists exactly its two members
+        alphaRow.findElement(testId("group-open")).click();
+        List<WebElement> members = waitForRows(2, "fingerprint=");
+        List<String> memberIds = members.stream().map(r -> r.getAttribute("data-id")).toList();
+        assertThat(driver.findElement(testId("dl-total")).getText()).isEqualTo("2");
+        assertThat(members).extracting(r -> r.getAttribute("data-message-id")).allMatch(ids::contains).doesNotHaveDuplicates();
+        assertThat(members).allSatisfy(r -> assertThat(r.findElement(testId("dl-error-short")).getAttribute("title"))
+                .contains(token + " alpha"));
+        screenshot("group");
+
+        // "plan a redrive of this group": the plan has exactly those two
+        click(testId("nav-groups"));
+        wait(WAIT).until(d -> !d.findElements(alpha).isEmpty());
+        driver.findElement(alpha).findElement(testId("group-plan-replay")).click();
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("redrive-filter")));
+        assertThat(driver.findElement(testId("filter-fingerprint")).getAttribute("value")).contains(token + " alpha");
+        driver.findElement(testId("redrive-reason")).sendKeys("console test: plan a group");
+        click(testId("redrive-filter-submit"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("review")));
+        assertThat(driver.findElement(testId("cohort-count")).getText()).isEqualTo("2");
+        assertThat(driver.findElements(By.cssSelector("[data-testid=review-entries] [data-testid=entry-row]")))
+                .extracting(r -> r.getAttribute("data-dead-letter-id"))
+                .containsExactlyInAnyOrderElementsOf(memberIds);
+        abandonPlan();
+    }
+
+    /**
+     * Item 3: a replay whose sample dead-letters again stops, and every view says so: the headline and its colour,
+     * the bar, the re-failed entry's new error with a link to its next lap, the old dead letter's badge, and the
+     * list of redrives (sent / failed again / not run).
+     */
+    @Test
+    void aRedriveThatStopsAfterItsSampleShowsAsStoppedWithTheNewErrorsAndLapLinks() {
+        String prefix = Jobs.runPrefix("console-stop");
+        String campaign = prefix + "campaign";
+        String token = letters();
+        String policy = "5.7.1 Message rejected: content violates policy";
+        refusedJobs(prefix, campaign, policy, policy, policy);
+        startBrowser();
+        signIn("operator", "operator-pass");
+        click(testId("nav-dead-letters"));
+        setField("filter-campaign_id", campaign);
+        click(testId("dl-filter-submit"));
+        waitForRows(3, "campaign_id=");
+
+        click(testId("nav-new-redrive"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("redrive-filter")));
+        setField("filter-campaign_id", campaign);
+        setField("opt-sample_size", "1");
+        driver.findElement(testId("redrive-reason")).sendKeys("console test: a replay that fails again");
+        click(testId("redrive-filter-submit"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("review")));
+        assertThat(driver.findElement(testId("cohort-count")).getText()).isEqualTo("3");
+        String redriveUrl = driver.getCurrentUrl();
+        String redriveId = redriveUrl.substring(redriveUrl.lastIndexOf('/') + 1);
+        // the sample's send is refused again, with a new error
+        smtp.enqueueReply(550, "5.7.1 Still rejected " + token + " on the second lap");
+        click(testId("run-button"));
+
+        By failedEntry = By.cssSelector("[data-testid=record-entries] [data-testid=entry-row][data-outcome=dead_lettered_again]");
+        waitFor(d -> "stopped".equals(d.findElement(testId("redrive-status")).getText())
+                && !d.findElements(failedEntry).isEmpty(), REDRIVE, "the run stops with one entry dead-lettered again", true);
+        WebElement headline = driver.findElement(testId("redrive-headline"));
+        assertThat(headline.getAttribute("data-tone")).isEqualTo("bad");
+        assertThat(headline.getText()).startsWith("Stopped").contains("0 sent").contains("1 failed again")
+                .contains("2 not run");
+        WebElement bar = driver.findElement(testId("progress-bar"));
+        assertThat(bar.getAttribute("data-failed")).isEqualTo("1");
+        assertThat(bar.getAttribute("data-not-run")).isEqualTo("2");
+        assertThat(bar.getAttribute("data-sent")).isEqualTo("0");
+        assertThat(driver.findElement(testId("stop-reason-now")).getText()).contains("1 failed again");
+        WebElement entry = driver.findElement(failedEntry);
+        assertThat(entry.findElement(testId("entry-next-error")).getText()).contains(token);
+        String oldId = entry.getAttribute("data-dead-letter-id");
+        String nextHref = entry.findElement(testId("entry-next-lap")).getAttribute("href");
+        String nextId = nextHref.substring(nextHref.lastIndexOf('/') + 1);
+        assertThat(nextId).isNotEqualTo(oldId);
+        assertThat(driver.findElements(By.cssSelector("[data-testid=record-entries] [data-testid=entry-row][data-outcome=not_run]")))
+                .hasSize(2);
+        screenshot("redrive-stopped");
+
+        // the next lap is a dead letter of its own, pointing back
+        entry.findElement(testId("entry-next-lap")).click();
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("dl-status"), "open"));
+        assertThat(driver.findElement(testId("env-error")).getText()).contains(token);
+        assertThat(driver.getCurrentUrl()).endsWith("/dead-letters/" + nextId);
+
+        // the old dead letter says it was replayed and failed again, and links to the next lap
+        driver.get(env.server().baseUrl() + "/console/index.html#/dead-letters/" + oldId);
+        WebElement badge = wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("dl-status")));
+        wait(WAIT).until(d -> d.findElement(testId("dl-status")).getText().startsWith("replayed → failed again"));
+        assertThat(driver.findElement(testId("dl-status")).getAttribute("href")).endsWith("#/dead-letters/" + nextId);
+
+        // and the list of redrives tells the same story
+        click(testId("nav-redrives"));
+        By row = By.cssSelector("[data-testid=redrive-row][data-id='" + redriveId + "']");
+        WebElement listed = wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(row));
+        assertThat(listed.findElement(testId("rl-sent")).getText()).isEqualTo("0");
+        assertThat(listed.findElement(testId("rl-failed-again")).getText()).isEqualTo("1");
+        assertThat(listed.findElement(testId("rl-not-run")).getText()).isEqualTo("2");
+        assertThat(listed.getText()).contains("stopped").doesNotContain("published");
+    }
+
+    /**
+     * Items 4, 5 and 8: the list answers "why" and "to whom" with a total; campaign and recipient match as
+     * case-insensitive substrings; a bad date is explained at its field; three selected rows, or all matching,
+     * feed a plan (a dry run); "back to the list" keeps the filter; a replay of poison without a revision warns
+     * and waits before it can run.
+     */
+    @Test
+    void anOperatorSelectsRowsAndPlansThemAndABadDateIsExplainedAtItsField() {
+        String prefix = Jobs.runPrefix("console-select");
+        String campaign = prefix + "Campaign";
+        String carol = "Carol." + letters() + "@Example.com";
+        List<String> ids = Jobs.ids(prefix, 4);
+        for (int i = 0; i < 4; i++) {
+            smtp.enqueueReply(550, "5.7.1 Message rejected: content violates policy");
+        }
+        for (int i = 0; i < 4; i++) {
+            env.jms().sendText("mail.send", job(ids.get(i), campaign, i == 0 ? carol : "alice@example.com"));
+        }
+        String poisonId = prefix + "poison";
+        env.jms().sendText("mail.send", "{\"schema_version\":1,\"message_id\":\"" + poisonId + "\","
+                + "\"from\":\"a@example.com\",\"to\":[\"b@example.com\"],\"subject\":\"s\",\"text\":\"t\","
+                + "\"headers\":{\"bcc\":\"hidden@example.net\"}}");
+        startBrowser();
+        signIn("operator", "operator-pass");
+
+        // campaign: a part of it, in another case
+        click(testId("nav-dead-letters"));
+        setField("filter-status", "open");
+        setField("filter-campaign_id", campaign.substring(4).toUpperCase());
+        click(testId("dl-filter-submit"));
+        List<WebElement> rows = waitForRows(4, "campaign_id=");
+        assertThat(driver.findElement(testId("dl-total")).getText()).isEqualTo("4");
+        assertThat(rows).extracting(r -> r.getAttribute("data-message-id")).containsExactlyInAnyOrderElementsOf(ids);
+        assertThat(rows).allSatisfy(r -> {
+            assertThat(r.findElement(testId("dl-error-short")).getText()).contains("5.7.1");
+            assertThat(r.findElement(testId("dl-subject")).getText()).startsWith("Hello " + prefix);
+        });
+        assertThat(rows).extracting(r -> r.findElement(testId("dl-recipient")).getText())
+                .containsExactlyInAnyOrder(carol, "alice@example.com", "alice@example.com", "alice@example.com");
+        assertThat(new Select(driver.findElement(testId("filter-queue"))).getOptions())
+                .extracting(WebElement::getText).contains("mail.send", "mail.send.bulk");
+
+        // recipient: a part of the address, in another case
+        setField("filter-recipient", carol.substring(2, carol.indexOf('@') + 4).toUpperCase());
+        click(testId("dl-filter-submit"));
+        assertThat(waitForRows(1, "recipient=").get(0).getAttribute("data-message-id")).isEqualTo(ids.get(0));
+        setField("filter-recipient", "");
+
+        // a bad date is explained next to its field; the form and the page stay
+        setField("filter-from", "2026-11-31 25:00");
+        click(testId("dl-filter-submit"));
+        WebElement fieldError = wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("field-error-from")));
+        assertThat(fieldError.getText()).contains("from").contains("ISO-8601");
+        assertThat(driver.findElements(testId("dl-error"))).isEmpty();
+        assertThat(driver.findElement(testId("dl-filter")).isDisplayed()).isTrue();
+        assertThat(driver.findElement(testId("filter-from")).getAttribute("value")).isEqualTo("2026-11-31 25:00");
+        // a local time without a zone is understood; a preset fills the field
+        setField("filter-from", "2020-01-01 00:00");
+        click(testId("dl-filter-submit"));
+        waitForRows(4, "from=20");
+        assertThat(driver.getCurrentUrl()).containsPattern("from=20(19-12-31|20-01-01)T");
+        click(testId("preset-24h"));
+        waitForRows(4, "from=");
+        assertThat(driver.findElements(testId("field-error-from"))).isEmpty();
+
+        // three rows selected: a plan of exactly them
+        List<WebElement> boxes = driver.findElements(testId("dl-select"));
+        List<String> chosen = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            boxes.get(i).click();
+            chosen.add(driver.findElements(testId("dl-row")).get(i).getAttribute("data-id"));
+        }
+        assertThat(driver.findElement(testId("bulk-count")).getText()).isEqualTo("3 selected");
+        String listUrl = driver.getCurrentUrl();
+        click(testId("bulk-replay"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("redrive-filter")));
+        assertThat(new Select(driver.findElement(testId("redrive-action"))).getFirstSelectedOption().getAttribute("value"))
+                .isEqualTo("replay");
+        click(testId("redrive-filter-submit"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("review")));
+        assertThat(driver.findElement(testId("redrive-status")).getText()).isEqualTo("planned");
+        assertThat(driver.findElement(testId("cohort-count")).getText()).isEqualTo("3");
+        assertThat(driver.findElements(By.cssSelector("[data-testid=review-entries] [data-testid=entry-row]")))
+                .extracting(r -> r.getAttribute("data-dead-letter-id")).containsExactlyInAnyOrderElementsOf(chosen);
+        assertThat(driver.findElements(testId("poison-warning"))).isEmpty();
+        assertThat(driver.findElement(testId("run-button")).isEnabled()).isTrue();
+        abandonPlan();
+
+        // all matching the filter: a discard plan of the four
+        driver.get(listUrl);
+        waitForRows(4, "campaign_id=");
+        click(testId("select-all-matching"));
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("bulk-count"), "all 4 matching the filter"));
+        click(testId("bulk-discard"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("redrive-filter")));
+        driver.findElement(testId("redrive-reason")).sendKeys("console test: discard all matching");
+        click(testId("redrive-filter-submit"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("review")));
+        assertThat(driver.findElement(testId("redrive-action-value")).getText()).isEqualTo("discard");
+        assertThat(driver.findElement(testId("cohort-count")).getText()).isEqualTo("4");
+        abandonPlan();
+
+        // "back to the list" keeps the filter
+        driver.get(listUrl);
+        waitForRows(4, "campaign_id=").get(1).findElement(testId("dl-link")).click();
+        click(testId("back-to-list"));
+        waitForRows(4, "campaign_id=");
+        assertThat(driver.getCurrentUrl()).isEqualTo(listUrl);
+
+        // poison without a revision: the plan warns, and its run waits for the operator's word
+        click(testId("nav-dead-letters"));
+        setField("filter-status", "");
+        setField("filter-message_id", poisonId);
+        click(testId("dl-filter-submit"));
+        WebElement poison = waitForRows(1, "message_id=").get(0);
+        assertThat(poison.getAttribute("data-reason")).isEqualTo("poison");
+        poison.findElement(testId("dl-select")).click();
+        click(testId("bulk-replay"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("redrive-filter")));
+        click(testId("redrive-filter-submit"));
+        WebElement warning = wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("poison-warning")));
+        assertThat(warning.getText()).contains("poison").contains("revision");
+        assertThat(driver.findElement(testId("run-button")).isEnabled()).isFalse();
+        click(testId("poison-ack"));
+        assertThat(driver.findElement(testId("run-button")).isEnabled()).isTrue();
+        abandonPlan();
+    }
+
     @Test
     void aBouncedPermanentJobIsFoundByItsRecipientAndOpenedAndBackKeepsTheSearch() {
         String prefix = Jobs.runPrefix("console-jobs");
@@ -529,11 +791,48 @@ class ConsoleBrowserIT {
     // ------------------------------------------------------------------------------------------ helpers
 
     private static String job(String messageId, String campaign) {
+        return job(messageId, campaign, "alice@example.com");
+    }
+
+    private static String job(String messageId, String campaign, String to) {
         return """
                 {"schema_version": 1, "message_id": "%s", "tenant": "console-it", "campaign_id": "%s",
-                 "from": "Mailroom IT <noreply@example.com>", "to": ["alice@example.com"],
-                 "subject": "Hello %s", "text": "Hi Alice, this is %s."}""".formatted(messageId, campaign, messageId,
-                messageId);
+                 "from": "Mailroom IT <noreply@example.com>", "to": ["%s"],
+                 "subject": "Hello %s", "text": "Hi Alice, this is %s."}""".formatted(messageId, campaign, to,
+                messageId, messageId);
+    }
+
+    /** One job per reply, in {@code campaign}, each refused by the SMTP server with a 550 and that reply; their ids. */
+    private List<String> refusedJobs(String prefix, String campaign, String... replies) {
+        List<String> ids = Jobs.ids(prefix, replies.length);
+        for (String reply : replies) {
+            smtp.enqueueReply(550, reply);
+        }
+        for (String id : ids) {
+            env.jms().sendText("mail.send", job(id, campaign));
+        }
+        return ids;
+    }
+
+    /**
+     * Abandons the plan on the page through the API (the console's button asks why in a prompt), so its entries stay
+     * open for nobody.
+     */
+    private void abandonPlan() {
+        String url = driver.getCurrentUrl();
+        String id = url.substring(url.lastIndexOf('/') + 1);
+        assertThat(env.api().post("/api/v1/redrives/" + id + "/abandon", "{\"reason\": \"console test: done with it\"}")
+                .statusCode()).isEqualTo(200);
+    }
+
+    /** Eight letters no fingerprint rule rewrites (no digits, so neither a number nor a hex id). */
+    private static String letters() {
+        java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            s.append((char) ('g' + r.nextInt(20)));
+        }
+        return s.toString();
     }
 
     private static String jobTo(String messageId, String recipient) {
@@ -541,6 +840,11 @@ class ConsoleBrowserIT {
                 {"schema_version": 1, "message_id": "%s", "tenant": "console-it", "campaign_id": "console-jobs",
                  "from": "Mailroom IT <noreply@example.com>", "to": ["%s"],
                  "subject": "Hello %s", "text": "Hi, this is %s."}""".formatted(messageId, recipient, messageId, messageId);
+    }
+
+    /** A screenshot of the page as it is now, {@code <build dir>/console-screenshots/<name>.png}, on every run. */
+    private void screenshot(String name) {
+        ConsoleScreenshots.save(driver, name);
     }
 
     private void startBrowser() {

@@ -3,7 +3,6 @@ package dev.mailroom.ops.api;
 import dev.mailroom.deadletter.DeadLetterMetrics;
 import dev.mailroom.deadletter.DeadLetterQueries;
 import jakarta.inject.Inject;
-import jakarta.ws.rs.BadRequestException;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.DefaultValue;
@@ -43,6 +42,8 @@ public class DeadLetterResource {
     jakarta.ws.rs.core.SecurityContext security;
     @Inject
     Disclosure disclosure;
+    @Inject
+    dev.mailroom.platform.BuildInfo build;
 
     @GET
     public Response list(@QueryParam("queue") String queue, @QueryParam("reason") String reason,
@@ -51,15 +52,17 @@ public class DeadLetterResource {
                          @QueryParam("provider") String provider, @QueryParam("consumer_version") String version,
                          @QueryParam("status") String status, @QueryParam("message_id") String messageId,
                          @QueryParam("from") String from, @QueryParam("to") String to,
-                         @QueryParam("fingerprint") String fingerprint, @QueryParam("after") String after,
+                         @QueryParam("fingerprint") String fingerprint, @QueryParam("recipient") String recipient,
+                         @QueryParam("after") String after,
                          @QueryParam("offset") @DefaultValue("0")
                          @Limit(min = 0, max = Integer.MAX_VALUE, name = "offset") String offset,
                          @QueryParam("limit") @DefaultValue("100") @Limit(max = 1000) String limit) {
         int n = Integer.parseInt(limit);
         int skip = Integer.parseInt(offset);
-        DeadLetterQueries.Filter filter = new DeadLetterQueries.Filter(queue, reason, failureClass, errorType,
-                campaignId, tenant, provider, version, status, messageId, instant("from", from), instant("to", to),
-                fingerprint);
+        DeadLetterQueries.Filter filter = new DeadLetterQueries.Filter(blank(queue), blank(reason),
+                blank(failureClass), blank(errorType), blank(campaignId), blank(tenant), blank(provider),
+                blank(version), blank(status), blank(messageId), instant("from", from), instant("to", to),
+                fingerprint == null || fingerprint.isEmpty() ? null : fingerprint, blank(recipient), true);
         DeadLetterQueries.Cursor cursor = null;
         if (after != null && !after.isBlank()) {
             if (skip != 0) {
@@ -72,7 +75,7 @@ public class DeadLetterResource {
                 return ApiError.response(Response.Status.BAD_REQUEST, "invalid_cursor", e.getMessage());
             }
         }
-        return Response.ok(deadLetters.find(filter, cursor, skip, n)).build();
+        return Response.ok(deadLetters.listPage(filter, cursor, skip, n)).build();
     }
 
     @GET
@@ -82,7 +85,7 @@ public class DeadLetterResource {
                            @QueryParam("from") String from, @QueryParam("to") String to) {
         DeadLetterQueries.Filter filter = new DeadLetterQueries.Filter(queue, reason, null, null, null, null, null,
                 null, "all".equals(status) ? null : status, null, instant("from", from), instant("to", to));
-        return Response.ok(deadLetters.groups(filter)).build();
+        return Response.ok(deadLetters.groups(filter, build.consumerVersion())).build();
     }
 
     /**
@@ -198,6 +201,11 @@ public class DeadLetterResource {
                         "no dead letter with id " + id));
     }
 
+    private static String blank(String value) {
+        return value == null || value.isBlank() ? null : value.trim();
+    }
+
+    /** A filter's instant; a bad one is a 400 whose reason starts with the parameter's name (the console shows it there). */
     private static Instant instant(String name, String value) {
         if (value == null || value.isBlank()) {
             return null;
@@ -205,7 +213,8 @@ public class DeadLetterResource {
         try {
             return Instant.parse(value.trim());
         } catch (DateTimeParseException e) {
-            throw new BadRequestException(name + " is not an ISO-8601 instant (e.g. 2026-11-29T10:00:00Z): " + value);
+            throw new dev.mailroom.platform.Refused.Invalid("invalid_" + name, name
+                    + " is not an ISO-8601 instant (e.g. 2026-11-29T10:00:00Z): " + value);
         }
     }
 }

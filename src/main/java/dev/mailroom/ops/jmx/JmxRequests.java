@@ -47,7 +47,7 @@ final class JmxRequests {
                     + f.queue().trim() + " (use that queue's MBean)");
         }
         RedriveFilter forced = new RedriveFilter(queue, f.reason(), f.failureClass(), f.errorType(), f.consumerVersion(),
-                f.campaignId(), f.tenant(), f.provider(), f.from(), f.to(), f.ids());
+                f.campaignId(), f.tenant(), f.provider(), f.from(), f.to(), f.ids(), f.fingerprint());
         return new RedriveRequest(request.action(), forced, request.sampleSize(), request.sampleRatePerSecond(),
                 request.ratePerSecond(), request.sampleTimeout(), request.reason(), request.skipSample());
     }
