@@ -402,6 +402,10 @@ class ConsoleBrowserIT {
         try {
             Path dir = ItEnvironment.workDir().getParent().resolve("console-screenshots");
             Files.createDirectories(dir);
+            // the whole page, not only the window: grow the window to the document's height first
+            long height = (Long) ((JavascriptExecutor) driver).executeScript(
+                    "return Math.ceil(document.documentElement.scrollHeight)");
+            driver.manage().window().setSize(new org.openqa.selenium.Dimension(1400, (int) Math.min(height + 100, 6000)));
             Files.copy(((ChromeDriver) driver).getScreenshotAs(OutputType.FILE).toPath(), dir.resolve(name + ".png"),
                     StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
