@@ -11,9 +11,6 @@
 # Results: target-bench/bench-dlq-work/results.md. Exit 0 when every query answered, 2 when the bench broke.
 set -euo pipefail
 
-n="${1:-1000000}"
-case "$n" in
-  ''|*[!0-9]*) echo "usage: bash bench/deadletters.sh [N]   (N dead letters, default 1000000)" >&2; exit 64 ;;
-esac
 . "$(dirname "$0")/lib.sh"
+n="$(bench_count "${1:-1000000}" "usage: bash bench/deadletters.sh [N]   (N dead letters, default 1000000)")"
 bench_exec dev.mailroom.bench.DeadLetterQueryBench bench-dlq-work "$n"

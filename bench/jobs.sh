@@ -10,9 +10,6 @@
 # Build and port options as deadletters.sh (BENCH_SKIP_BUILD, BENCH_BUILD_DIR, BENCH_PORT_OFFSET).
 # Results: <build dir>/bench-jobs-work/results.md. Exit 0 when every search answered, 2 when the bench broke.
 set -euo pipefail
-n="${1:-1000000}"
-case "$n" in
-  ''|*[!0-9]*) echo "usage: bash bench/jobs.sh [N]   (N jobs, default 1000000)" >&2; exit 64 ;;
-esac
 . "$(dirname "$0")/lib.sh"
+n="$(bench_count "${1:-1000000}" "usage: bash bench/jobs.sh [N]   (N jobs, default 1000000)")"
 bench_exec dev.mailroom.bench.JobSearchBench bench-jobs-work "$n"

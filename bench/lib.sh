@@ -7,6 +7,14 @@
 # The server and PostgreSQL are children of that JVM: it stops them when it ends (shutdown hooks; both also
 # get a parent-death signal).
 
+# Prints the row count $1 when it is a whole number; else prints the usage line $2 and exits 64.
+bench_count() {
+  case "$1" in
+    ''|*[!0-9]*) echo "$2" >&2; exit 64 ;;
+  esac
+  echo "$1"
+}
+
 bench_exec() {
   local main="$1" work="$2"
   shift 2

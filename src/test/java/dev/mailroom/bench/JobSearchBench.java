@@ -54,12 +54,7 @@ public final class JobSearchBench {
     public static void main(String[] args) throws Exception {
         int jobs = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         Path work = Path.of(System.getProperty("bench.work-dir"));
-        if (Files.exists(work)) {
-            try (var paths = Files.walk(work)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
-        Files.createDirectories(work);
+        BenchDatabase.freshWorkDir(work);
         int rc;
         try (PostgresServer pg = PostgresServer.start(work)) {
             rc = run(pg, work, jobs);
@@ -123,21 +118,8 @@ public final class JobSearchBench {
             finish(work, out);
             return 0;
         }
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put("MAILROOM_DB_URL", pg.jdbcUrl());
-        env.put("MAILROOM_DB_USER", pg.user());
-        env.put("MAILROOM_DB_PASSWORD", pg.password());
-        env.put("MAILROOM_DB_DRIVER", "postgresql");
-        int offset = Integer.getInteger("bench.port-offset", 300);
-        try (WildFlyServer server = WildFlyServer.builder(Path.of(System.getProperty("bench.server-home")))
-                .config("standalone-mailroom.xml")
-                .portOffset(offset)
-                .baseDir(work.resolve("server"))
-                .contextRoot("/mailroom")
-                .readinessUrl("http://127.0.0.1:" + (8080 + offset) + "/mailroom/api/v1/health")
-                .bootTimeout(Duration.ofSeconds(400))
-                .environment(env)
-                .build()) {
+        try (WildFlyServer server = BenchDatabase.server(pg, Path.of(System.getProperty("bench.server-home")), work,
+                Integer.getInteger("bench.port-offset", 300), Duration.ofSeconds(400))) {
             server.start();
             out.add("");
             out.addAll(measureApi(new ApiClient(server.baseUrl()), searches(jobs, now)));
@@ -178,7 +160,7 @@ public final class JobSearchBench {
                     + "state, provider, attempt_count, received_at, updated_at, sent_at) "
                     + "select g, case when h % 10 < 7 then 'mail.send' else 'mail.send.bulk' end, 'msg-' || g, "
                     + "'key-' || g, 'tenant-' || (h % 50), 'campaign-' || (h % 500), 'transactional', "
-                    + states + "[1 + h % " + STATES.length + "], 'smtp', 1, at, at + interval '3 seconds', "
+                    + "(" + states + ")[1 + h % " + STATES.length + "], 'smtp', 1, at, at + interval '3 seconds', "
                     + "at + interval '1 second' from " + x);
             s.execute("insert into job_recipient (job_id, position, kind, address) "
                     + "select g, 0, 'to', 'user' || (h % 250000) || '@d' || (h % 1000) || '.example' from " + x);
@@ -192,12 +174,7 @@ public final class JobSearchBench {
     }
 
     private static List<String> measureSql(Connection c, Map<String, Map<String, String>> searches) throws SQLException {
-        List<String> table = new ArrayList<>();
-        table.add(String.format(Locale.ROOT, "SQL (JobSearch.sql + the page's recipients, JDBC, one at a time): "
-                + "%d rounds of %d calls after %d warm-up, per search", ROUNDS, RUNS, WARMUP));
-        table.add("");
-        table.add("| search | median | max | worst round's median | jobs on the page | target 100 ms | plan |");
-        table.add("|---|---:|---:|---:|---:|---|---|");
+        List<String> table = header("SQL (JobSearch.sql + the page's recipients, JDBC, one at a time)", " plan |", "---|");
         for (var e : searches.entrySet()) {
             JobSearch.Criteria criteria = criteria(e.getValue());
             JobSearch.Sql sql = JobSearch.sql(criteria, 51);
@@ -213,12 +190,7 @@ public final class JobSearchBench {
     }
 
     private static List<String> measureApi(ApiClient api, Map<String, Map<String, String>> searches) {
-        List<String> table = new ArrayList<>();
-        table.add(String.format(Locale.ROOT, "REST API (GET /api/v1/jobs, operator, HTTP on 127.0.0.1, one at a time): "
-                + "%d rounds of %d calls after %d warm-up, per search", ROUNDS, RUNS, WARMUP));
-        table.add("");
-        table.add("| search | median | max | worst round's median | jobs on the page | target 100 ms |");
-        table.add("|---|---:|---:|---:|---:|---|");
+        List<String> table = header("REST API (GET /api/v1/jobs, operator, HTTP on 127.0.0.1, one at a time)", "", "");
         for (var e : searches.entrySet()) {
             StringBuilder q = new StringBuilder("/api/v1/jobs?limit=50");
             e.getValue().forEach((k, v) -> q.append('&').append(k).append('=')
@@ -240,6 +212,16 @@ public final class JobSearchBench {
             log(row);
             table.add(row);
         }
+        return table;
+    }
+
+    private static List<String> header(String what, String extraColumn, String extraRule) {
+        List<String> table = new ArrayList<>();
+        table.add(String.format(Locale.ROOT, "%s: %d rounds of %d calls after %d warm-up, per search", what, ROUNDS, RUNS,
+                WARMUP));
+        table.add("");
+        table.add("| search | median | max | worst round's median | jobs on the page | target 100 ms |" + extraColumn);
+        table.add("|---|---:|---:|---:|---:|---|" + extraRule);
         return table;
     }
 
@@ -323,10 +305,7 @@ public final class JobSearchBench {
     }
 
     private static String scalar(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
-            r.next();
-            return r.getString(1);
-        }
+        return BenchDatabase.scalar(c, sql);
     }
 
     private static void log(String s) {
