@@ -122,7 +122,11 @@ public final class JobSearchBench {
                 Integer.getInteger("bench.port-offset", 300), Duration.ofSeconds(400))) {
             server.start();
             out.add("");
-            out.addAll(measureApi(new ApiClient(server.baseUrl()), searches(jobs, now)));
+            ApiClient basic = new ApiClient(server.baseUrl());
+            out.addAll(measureApi("HTTP Basic, as a script calls it: every call logs in", basic::get, searches(jobs, now)));
+            out.add("");
+            out.addAll(measureApi("a console session, as the console calls it", consoleSession(server.baseUrl()),
+                    searches(jobs, now)));
             finish(work, out);
             return 0;
         } catch (IllegalStateException e) {
@@ -141,7 +145,7 @@ public final class JobSearchBench {
 
     /**
      * Jobs 1..N received over the last 30 days in id order (as the ledger writes them), 70 % mail.send, 50 tenants,
-     * 500 campaigns, states by {@link #STATES}. Recipients: every job one {@code to} of 250,000 users on 1,000
+     * 500 campaigns, states by {@link #STATES} (each from other digits of the hash, so a tenant has every state). Recipients: every job one {@code to} of 250,000 users on 1,000
      * domains (so an address has ~4 jobs, a domain ~1,000); every 100th job also {@code alice@example.com} (1 %);
      * every 5th a {@code cc} of 5,000 team addresses at {@code example.com} (~40 jobs each).
      */
@@ -159,7 +163,7 @@ public final class JobSearchBench {
             s.execute("insert into mail_job (id, queue, message_id, idempotency_key, tenant, campaign_id, category, "
                     + "state, provider, attempt_count, received_at, updated_at, sent_at) "
                     + "select g, case when h % 10 < 7 then 'mail.send' else 'mail.send.bulk' end, 'msg-' || g, "
-                    + "'key-' || g, 'tenant-' || (h % 50), 'campaign-' || (h % 500), 'transactional', "
+                    + "'key-' || g, 'tenant-' || ((h / 7) % 50), 'campaign-' || ((h / 3) % 500), 'transactional', "
                     + "(" + states + ")[1 + h % " + STATES.length + "], 'smtp', 1, at, at + interval '3 seconds', "
                     + "at + interval '1 second' from " + x);
             s.execute("insert into job_recipient (job_id, position, kind, address) "
@@ -189,20 +193,52 @@ public final class JobSearchBench {
         return table;
     }
 
-    private static List<String> measureApi(ApiClient api, Map<String, Map<String, String>> searches) {
-        List<String> table = header("REST API (GET /api/v1/jobs, operator, HTTP on 127.0.0.1, one at a time)", "", "");
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** GET by a console session: signed in once ({@code POST /api/v1/session}), then its cookie and header. */
+    private static java.util.function.Function<String, HttpResponse<String>> consoleSession(String baseUrl) {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+                .cookieHandler(new java.net.CookieManager()).build();
+        try {
+            HttpResponse<String> login = http.send(java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create(baseUrl + "/api/v1/session"))
+                    .header("Content-Type", "application/json").header("X-Mailroom-Console", "1")
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                            "{\"username\":\"" + ApiClient.OPERATOR_USER + "\",\"password\":\""
+                                    + ApiClient.OPERATOR_PASSWORD + "\"}")).build(), HttpResponse.BodyHandlers.ofString());
+            if (login.statusCode() != 200) {
+                throw new IllegalStateException("console login answered " + login.statusCode() + ": " + login.body());
+            }
+        } catch (java.io.IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+        return path -> {
+            try {
+                return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(baseUrl + path))
+                        .header("Accept", "application/json").header("X-Mailroom-Console", "1").GET().build(),
+                        HttpResponse.BodyHandlers.ofString());
+            } catch (java.io.IOException | InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        };
+    }
+
+    private static List<String> measureApi(String how, java.util.function.Function<String, HttpResponse<String>> get,
+                                           Map<String, Map<String, String>> searches) {
+        List<String> table = header("REST API (GET /api/v1/jobs, operator, " + how + ", HTTP on 127.0.0.1, one at a time)",
+                "", "");
         for (var e : searches.entrySet()) {
             StringBuilder q = new StringBuilder("/api/v1/jobs?limit=50");
             e.getValue().forEach((k, v) -> q.append('&').append(k).append('=')
                     .append(URLEncoder.encode(v, StandardCharsets.UTF_8)));
             int[] found = {0};
             Timing t = time(() -> {
-                HttpResponse<String> r = api.get(q.toString());
+                HttpResponse<String> r = get.apply(q.toString());
                 if (r.statusCode() != 200) {
                     throw new IllegalStateException("GET " + q + " answered " + r.statusCode() + ": " + r.body());
                 }
                 try {
-                    found[0] = api.mapper().readTree(r.body()).path("items").size();
+                    found[0] = JSON.readTree(r.body()).path("items").size();
                 } catch (java.io.IOException ex) {
                     throw new IllegalStateException(ex);
                 }
