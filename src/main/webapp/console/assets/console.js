@@ -1,5 +1,5 @@
 // Mailroom console: plain ES modules, no framework, no build step. Hash routes:
-//   #/                      dashboard per queue
+//   #/?range=24:PT1H        live dashboard per queue (range: of the arrival charts)
 //   #/dead-letters?...      filtered list
 //   #/dead-letters/{id}     one dead letter: envelope, stack trace, attempts, timeline, payload; actions
 //   #/jobs?...              find jobs (recipient, ids, campaign, tenant, state, time)
@@ -30,7 +30,7 @@ async function route() {
   const parts = path.split('/').filter(Boolean);
   document.querySelectorAll('header nav a').forEach((a) => a.classList.toggle('current', a.getAttribute('href').split('?')[0] === '#' + path));
   try {
-    if (parts.length === 0) return await dashboard(seq);
+    if (parts.length === 0) return await dashboard(seq, params);
     if (parts[0] === 'dead-letters' && parts.length === 1) return await deadLetterList(params, seq);
     if (parts[0] === 'dead-letters' && parts.length === 2) return await deadLetterDetail(parts[1], seq);
     if (parts[0] === 'jobs' && parts.length === 1) return await jobList(params, seq);
