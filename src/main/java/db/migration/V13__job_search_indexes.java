@@ -16,7 +16,6 @@ import org.flywaydb.core.api.migration.Context;
  *       the word.</li>
  *   <li>each exact filter of the search with the search's order ({@code id desc}), so a page reads only its
  *       own rows: idempotency key, campaign, tenant, state. {@code message_id} is indexed since V1.</li>
- *   <li>{@code received_at}, for a time window ({@code from}/{@code to}) far from now.</li>
  * </ul>
  */
 public class V13__job_search_indexes extends BaseJavaMigration {
@@ -33,8 +32,6 @@ public class V13__job_search_indexes extends BaseJavaMigration {
             for (String column : new String[] {"idempotency_key", "campaign_id", "tenant", "state"}) {
                 s.execute("create index ix_mail_job_search_" + column + " on mail_job (" + column + ", id)");
             }
-            // a from/to window: read its rows by time and sort them, rather than walk every newer job by id
-            s.execute("create index ix_mail_job_search_received_at on mail_job (received_at, id)");
         }
     }
 }
