@@ -4,7 +4,7 @@
 import {h, render, when, statusBadge, kvTable, table, get, query, filterForm, go, errorBox} from './core.js';
 
 export const JOB_STATES = ['received', 'sending', 'retry_scheduled', 'sent_to_provider', 'delivered', 'bounced',
-  'complained', 'bounced_permanent', 'dead_lettered', 'discarded', 'duplicate_suppressed', 'unknown'];
+  'complained', 'bounced_permanent', 'dead_lettered', 'discarded', 'duplicate_suppressed', 'suppressed', 'unknown'];
 export const JOB_FILTERS = [
   ['recipient', 'Recipient (alice@example.com, alice* or @example.com)', 'text'], ['message_id', 'Message id', 'text'],
   ['idempotency_key', 'Idempotency key', 'text'], ['campaign_id', 'Campaign', 'text'], ['tenant', 'Tenant', 'text'],
