@@ -11,48 +11,6 @@
 # Results: target-bench/bench-dlq-work/results.md. Exit 0 when every query answered, 2 when the bench broke.
 set -euo pipefail
 
-root="$(cd "$(dirname "$0")/.." && pwd)"
-n="${1:-1000000}"
-case "$n" in
-  ''|*[!0-9]*) echo "usage: bash bench/deadletters.sh [N]   (N dead letters, default 1000000)" >&2; exit 64 ;;
-esac
-build_dir="$root/${BENCH_BUILD_DIR:-target-bench}"
-server_home="$build_dir/wildfly-39.0.1.Final"
-
-cd "$root"
-if [ "${BENCH_SKIP_BUILD:-0}" != "1" ]; then
-  echo "[bench] building and provisioning the server into $build_dir"
-  build_log="$(mktemp)"
-  if ! mvn -B -q package -DskipTests -Dbuild.dir="$build_dir" >"$build_log" 2>&1; then
-    tail -n 60 "$build_log" >&2
-    echo "[bench] build failed (full log: $build_log)" >&2
-    exit 1
-  fi
-  rm -f "$build_log"
-fi
-if [ ! -f "$server_home/standalone/deployments/mailroom.war" ]; then
-  echo "[bench] no provisioned server at $server_home" >&2
-  exit 1
-fi
-
-classpath_file="$build_dir/bench-classpath.txt"
-cp_log="$(mktemp)"
-if ! mvn -B -q -Dbuild.dir="$build_dir" test-compile dependency:build-classpath -Dmdep.includeScope=test \
-    -Dmdep.outputFile="$classpath_file" >"$cp_log" 2>&1; then
-  tail -n 60 "$cp_log" >&2
-  echo "[bench] compiling the benchmark / resolving its classpath failed (full log: $cp_log)" >&2
-  exit 1
-fi
-rm -f "$cp_log"
-
-java_bin="java"
-if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
-  java_bin="$JAVA_HOME/bin/java"
-fi
-# The server and PostgreSQL are children of this JVM: it stops them when it ends (shutdown hooks; both also
-# get a parent-death signal).
-exec "$java_bin" -Xmx512m -cp "$build_dir/test-classes:$build_dir/classes:$(cat "$classpath_file")" \
-  -Dbench.server-home="$server_home" \
-  -Dbench.work-dir="$build_dir/bench-dlq-work" \
-  -Dbench.port-offset="${BENCH_PORT_OFFSET:-300}" \
-  dev.mailroom.bench.DeadLetterQueryBench "$n"
+. "$(dirname "$0")/lib.sh"
+n="$(bench_count "${1:-1000000}" "usage: bash bench/deadletters.sh [N]   (N dead letters, default 1000000)")"
+bench_exec dev.mailroom.bench.DeadLetterQueryBench bench-dlq-work "$n"

@@ -4,7 +4,7 @@
 import {h, render, when, statusBadge, kvTable, table, get, query, filterForm, go, errorBox} from './core.js';
 
 export const JOB_STATES = ['received', 'sending', 'retry_scheduled', 'sent_to_provider', 'delivered', 'bounced',
-  'complained', 'bounced_permanent', 'dead_lettered', 'discarded', 'duplicate_suppressed', 'unknown'];
+  'complained', 'bounced_permanent', 'dead_lettered', 'discarded', 'duplicate_suppressed', 'suppressed', 'unknown'];
 export const JOB_FILTERS = [
   ['recipient', 'Recipient (alice@example.com, alice* or @example.com)', 'text'], ['message_id', 'Message id', 'text'],
   ['idempotency_key', 'Idempotency key', 'text'], ['campaign_id', 'Campaign', 'text'], ['tenant', 'Tenant', 'text'],
@@ -69,6 +69,20 @@ export async function jobPage(messageId, params, seq) {
     h('h1', {}, `Job ${j.message_id} `, statusBadge(j.state, 'job-page-state')),
     suppressed.length ? h('p', {class: 'error', testid: 'job-suppressed-note'},
       `Not sent to ${suppressed.map((r) => r.address).join(', ')}: suppressed (see why below).`) : null,
+    h('section', {class: 'card'}, h('h2', {}, `Recipients (${recipients.length})`),
+      table(['Kind', 'Address', 'Delivery state', 'Detail (provider\'s words, or why suppressed)', 'At'],
+        recipients.map((r) => ({r, cells: [r.kind, r.address, statusBadge(r.delivery_state ?? 'not yet known'),
+          r.delivery_detail, when(r.delivery_at)]})), 'job-recipients',
+        (x) => ({testid: 'recipient-row', 'data-address': x.r.address, 'data-delivery-state': x.r.delivery_state ?? ''}))),
+    h('section', {class: 'card'}, h('h2', {}, 'Timeline'),
+      table(['At', 'Event', 'Detail', 'By'], (j.timeline || []).map((e) => ({e, cells: [when(e.at),
+        e.type.startsWith('delivery_') ? h('strong', {}, e.type) : e.type, e.detail, e.actor]})), 'job-timeline',
+        (x) => ({testid: 'timeline-row', 'data-type': x.e.type}))),
+    h('section', {class: 'card'}, h('h2', {}, `Attempts (${(j.attempts || []).length})`),
+      table(['#', 'Provider', 'Started', 'Finished', 'Outcome', 'Code', 'Enhanced code', 'Provider\'s answer', 'Error type',
+        'Failure class', 'Used a retry', 'Decision'], (j.attempts || []).map((a) => ({cells: [a.number, a.provider,
+        when(a.started_at), when(a.finished_at), a.outcome, a.code, a.enhanced_code, a.response, a.error_type,
+        a.failure_class, a.consumed_attempt ? 'yes' : 'no', a.decision]})), 'job-attempts')),
     h('section', {class: 'card'}, h('h2', {}, 'Job'), kvTable([
       ['State', statusBadge(j.state), 'job-field-state'], ['Queue', j.queue], ['Message id', j.message_id, 'job-field-message-id'],
       ['Idempotency key', j.idempotency_key], ['Tenant', j.tenant], ['Campaign', j.campaign_id], ['Category', j.category],
@@ -76,19 +90,5 @@ export async function jobPage(messageId, params, seq) {
       ['Provider calls', j.provider_calls], ['Trace id', j.trace_id], ['Received', when(j.received_at)],
       ['Sent', when(j.sent_at)], ['Last change', when(j.updated_at)], ['Expires (validity window)', when(j.expires_at)],
       ['Dead letters of this job', h('a', {href: '#/dead-letters' + query({message_id: j.message_id, queue: j.queue})}, 'look for them')],
-    ], 'job-summary')),
-    h('section', {class: 'card'}, h('h2', {}, `Recipients (${recipients.length})`),
-      table(['Kind', 'Address', 'Delivery state', 'Detail (provider\'s words, or why suppressed)', 'At'],
-        recipients.map((r) => ({r, cells: [r.kind, r.address, statusBadge(r.delivery_state ?? 'not yet known'),
-          r.delivery_detail, when(r.delivery_at)]})), 'job-recipients',
-        (x) => ({testid: 'recipient-row', 'data-address': x.r.address, 'data-delivery-state': x.r.delivery_state ?? ''}))),
-    h('section', {class: 'card'}, h('h2', {}, `Attempts (${(j.attempts || []).length})`),
-      table(['#', 'Provider', 'Started', 'Finished', 'Outcome', 'Code', 'Enhanced code', 'Provider\'s answer', 'Error type',
-        'Failure class', 'Used a retry', 'Decision'], (j.attempts || []).map((a) => ({cells: [a.number, a.provider,
-        when(a.started_at), when(a.finished_at), a.outcome, a.code, a.enhanced_code, a.response, a.error_type,
-        a.failure_class, a.consumed_attempt ? 'yes' : 'no', a.decision]})), 'job-attempts')),
-    h('section', {class: 'card'}, h('h2', {}, 'Timeline'),
-      table(['At', 'Event', 'Detail', 'By'], (j.timeline || []).map((e) => ({e, cells: [when(e.at),
-        e.type.startsWith('delivery_') ? h('strong', {}, e.type) : e.type, e.detail, e.actor]})), 'job-timeline',
-        (x) => ({testid: 'timeline-row', 'data-type': x.e.type}))));
+    ], 'job-summary')));
 }

@@ -65,12 +65,7 @@ public final class DeadLetterQueryBench {
         Path home = Path.of(System.getProperty("bench.server-home"));
         Path work = Path.of(System.getProperty("bench.work-dir"));
         int offset = Integer.getInteger("bench.port-offset", 300);
-        if (Files.exists(work)) {
-            try (var paths = Files.walk(work)) {
-                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
-        Files.createDirectories(work);
+        BenchDatabase.freshWorkDir(work);
         int rc;
         try (PostgresServer pg = PostgresServer.start(work)) {
             rc = run(pg, home, work, offset, rows);
@@ -115,20 +110,7 @@ public final class DeadLetterQueryBench {
                     + "order by dead_letters desc limit 1");
             sqlTimings(c, now);
         }
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put("MAILROOM_DB_URL", pg.jdbcUrl());
-        env.put("MAILROOM_DB_USER", pg.user());
-        env.put("MAILROOM_DB_PASSWORD", pg.password());
-        env.put("MAILROOM_DB_DRIVER", "postgresql");
-        try (WildFlyServer server = WildFlyServer.builder(home)
-                .config("standalone-mailroom.xml")
-                .portOffset(offset)
-                .baseDir(work.resolve("server"))
-                .contextRoot("/mailroom")
-                .readinessUrl("http://127.0.0.1:" + (8080 + offset) + "/mailroom/api/v1/health")
-                .bootTimeout(Duration.ofSeconds(300))
-                .environment(env)
-                .build()) {
+        try (WildFlyServer server = BenchDatabase.server(pg, home, work, offset, Duration.ofSeconds(300))) {
             server.start();
             ApiClient api = new ApiClient(server.baseUrl());
             List<String> table = measure(api, rows, now);
@@ -326,10 +308,7 @@ public final class DeadLetterQueryBench {
     }
 
     private static String scalar(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
-            r.next();
-            return r.getString(1);
-        }
+        return BenchDatabase.scalar(c, sql);
     }
 
     private static List<String> measure(ApiClient api, int rows, Instant now) {
