@@ -45,7 +45,7 @@ public final class ArtemisBroker implements AutoCloseable {
     public static final String PRODUCER_USER = "producer";
     public static final String PRODUCER_PASSWORD = "producer-pass";
     private static final Duration CREATE_TIMEOUT = Duration.ofSeconds(120);
-    private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(300);
     private static final Duration POLL = Duration.ofMillis(250);
     private static final ObjectMapper JSON = new ObjectMapper();
 
