@@ -430,7 +430,7 @@ class ConsoleBrowserIT {
         assertThat(driver.findElements(testId("recipient-row"))).extracting(r -> r.getAttribute("data-address"))
                 .containsExactly(recipient);
         assertThat(driver.findElements(testId("timeline-row"))).isNotEmpty();
-        screenshot("job-page-bounced-permanent");
+        ConsoleScreenshots.save(driver, "job-page-bounced-permanent");
 
         click(testId("back-to-jobs"));
         waitFor(d -> d.getCurrentUrl().contains("state=bounced_permanent") && d.getCurrentUrl().contains("recipient=")
@@ -469,7 +469,7 @@ class ConsoleBrowserIT {
         wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "delivered"));
         WebElement delivery = driver.findElement(By.cssSelector("[data-testid=timeline-row][data-type=delivery_delivered]"));
         assertThat(delivery.getText()).contains(recipient).contains("250 2.0.0 OK console");
-        screenshot("job-page-delivered");
+        ConsoleScreenshots.save(driver, "job-page-delivered");
     }
 
     // ------------------------------------------------------------------------------------------ helpers
@@ -487,18 +487,6 @@ class ConsoleBrowserIT {
                 {"schema_version": 1, "message_id": "%s", "tenant": "console-it", "campaign_id": "console-jobs",
                  "from": "Mailroom IT <noreply@example.com>", "to": ["%s"],
                  "subject": "Hello %s", "text": "Hi, this is %s."}""".formatted(messageId, recipient, messageId, messageId);
-    }
-
-    /** A screenshot of the page as it is now, {@code <build dir>/console-screenshots/<name>.png}, on every run. */
-    private void screenshot(String name) throws IllegalStateException {
-        try {
-            Path dir = ItEnvironment.workDir().getParent().resolve("console-screenshots");
-            Files.createDirectories(dir);
-            Files.copy(((ChromeDriver) driver).getScreenshotAs(OutputType.FILE).toPath(), dir.resolve(name + ".png"),
-                    StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new IllegalStateException("screenshot " + name, e);
-        }
     }
 
     private void startBrowser() {
