@@ -357,15 +357,10 @@ public final class ArtemisBroker implements AutoCloseable {
     }
 
     private static void sleep(Duration d) {
-        try {
-            Thread.sleep(d.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        WildFlyServer.sleep(d);
     }
 
     private static void log(String msg) {
-        System.err.println("[it-support] " + msg);
+        WildFlyServer.log(msg);
     }
 }
