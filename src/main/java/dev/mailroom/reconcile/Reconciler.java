@@ -48,6 +48,8 @@ public class Reconciler {
     @Inject
     JobLedger ledger;
     @Inject
+    dev.mailroom.suppression.SuppressionList suppressions;
+    @Inject
     Clock clock;
     @Inject
     MeterRegistry meters;
@@ -100,6 +102,7 @@ public class Reconciler {
                     ledger.moveTo(j, apply.to(), now);
                 }
                 ledger.event(j, "delivery_" + event.eventType(), event.timelineText(), now);
+                SuppressionCauses.of(event).ifPresent(reason -> suppressions.fromEvent(j, event.recipient(), reason, stored.getId(), event.timelineText(), now));
             });
             outcomes.add("applied");
         }
