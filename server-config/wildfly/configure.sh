@@ -12,6 +12,16 @@
 #   MAILROOM_OPERATOR_USER (default operator) / MAILROOM_OPERATOR_PASSWORD  API + console, read and act
 #   MAILROOM_VIEWER_USER (default viewer) / MAILROOM_VIEWER_PASSWORD        API + console, read only
 # and deploys the WAR when given.
+#
+# Switches read here, at configure time:
+#   MAILROOM_BROKER_URL      unset: the broker embedded in WildFly (the default). Set to an Artemis core
+#                            URL, e.g. '(tcp://primary:61616,tcp://backup:61616)?ha=true&reconnectAttempts=-1':
+#                            the production topology. The embedded broker is removed, messaging goes to
+#                            the remote Artemis through the XA pooled connection factory mailroom-remote
+#                            (remote-broker.sh), and MailroomDS becomes an XA datasource (xa-datasource.cli).
+#                            The broker's own configuration is server-config/artemis/.
+#   MAILROOM_SERVER_CONFIG   the file written in standalone/configuration (default standalone-mailroom.xml),
+#                            so one installation can hold the embedded and the remote configuration side by side.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 home="$(cd "$1" && pwd)"
@@ -19,12 +29,22 @@ pg_jar="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
 war="${3:-}"
 cfg="$home/standalone/configuration"
 
-cp "$cfg/standalone-full.xml" "$cfg/standalone-mailroom.xml"
+server_config="${MAILROOM_SERVER_CONFIG:-standalone-mailroom.xml}"
+cp "$cfg/standalone-full.xml" "$cfg/$server_config"
 rm -rf "$home/modules/org/postgresql"
 props="$(mktemp)"
 trap 'rm -f "$props"' EXIT
-printf 'mailroom.postgresql.jar=%s\n' "$pg_jar" > "$props"
+printf 'mailroom.postgresql.jar=%s\nmailroom.server.config=%s\n' "$pg_jar" "$server_config" > "$props"
 (cd "$here" && "$home/bin/jboss-cli.sh" --properties="$props" --file=mailroom.cli)
+if [ -n "${MAILROOM_BROKER_URL:-}" ]; then
+  remote="$(mktemp)"
+  trap 'rm -f "$props" "$remote"' EXIT
+  { echo "embed-server --server-config=$server_config --std-out=discard"
+    bash "$here/remote-broker.sh" "$MAILROOM_BROKER_URL"
+    cat "$here/xa-datasource.cli"
+    echo "stop-embedded-server"; } > "$remote"
+  (cd "$here" && "$home/bin/jboss-cli.sh" --file="$remote")
+fi
 
 # Application users live in the application realm (ApplicationRealm: the messaging server's
 # elytron-domain, and the web deployment's "other" security domain, whose groups are its roles).
@@ -65,4 +85,4 @@ if [ -n "$war" ]; then
   rm -f "$home/standalone/deployments/mailroom.war"*
   cp "$war" "$home/standalone/deployments/mailroom.war"
 fi
-echo "configured $home (standalone-mailroom.xml)"
+echo "configured $home ($server_config${MAILROOM_BROKER_URL:+, remote broker $MAILROOM_BROKER_URL})"

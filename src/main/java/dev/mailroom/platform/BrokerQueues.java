@@ -1,43 +1,21 @@
 package dev.mailroom.platform;
 
-import jakarta.enterprise.context.ApplicationScoped;
-import java.lang.management.ManagementFactory;
-import javax.management.JMException;
-import javax.management.MBeanServer;
-import javax.management.ObjectName;
-
 /**
- * Queue figures read from the broker embedded in WildFly, through the server's management model as
- * exposed over JMX ({@code jboss.as:subsystem=messaging-activemq,server=default,queue=<name>}).
+ * Queue figures (depth, in flight, scheduled, consumers) of the broker Mailroom consumes from, whichever it is:
+ * the broker embedded in WildFly ({@link EmbeddedBrokerQueues}, the default) or a remote Artemis pair
+ * ({@link RemoteBrokerQueues}, through Artemis's own management API). {@link BrokerQueuesProducer} picks one.
+ * Everything else Mailroom does with the broker goes through JMS (the server's default connection factory) or
+ * the MDBs' delivery switch ({@link ConsumerControl}), which work the same against both.
  */
-@ApplicationScoped
-public class BrokerQueues {
+public interface BrokerQueues {
 
     /** Figures of one queue; -1 where the broker did not answer. */
-    public record QueueFigures(String name, long depth, long inFlight, long scheduled, long consumers) { }
+    record QueueFigures(String name, long depth, long inFlight, long scheduled, long consumers) { }
 
-    private final MBeanServer mbeans = ManagementFactory.getPlatformMBeanServer();
+    /** The queue's figures now; throws {@link BrokerUnavailableException} when the broker does not answer. */
+    QueueFigures figures(String queue);
 
-    public QueueFigures figures(String queue) {
-        try {
-            ObjectName name = new ObjectName(
-                    "jboss.as:subsystem=messaging-activemq,server=default,queue=" + ObjectName.quote(queue));
-            if (!mbeans.isRegistered(name)) {
-                name = new ObjectName("jboss.as:subsystem=messaging-activemq,server=default,queue=" + queue);
-            }
-            return new QueueFigures(queue, number(name, "messageCount"), number(name, "deliveringCount"),
-                    number(name, "scheduledCount"), number(name, "consumerCount"));
-        } catch (JMException e) {
-            throw new BrokerUnavailableException("broker figures for " + queue + " unavailable: " + e.getMessage(), e);
-        }
-    }
-
-    private long number(ObjectName name, String attribute) throws JMException {
-        Object v = mbeans.getAttribute(name, attribute);
-        return v instanceof Number n ? n.longValue() : -1;
-    }
-
-    public static class BrokerUnavailableException extends RuntimeException {
+    class BrokerUnavailableException extends RuntimeException {
         public BrokerUnavailableException(String message, Throwable cause) {
             super(message, cause);
         }

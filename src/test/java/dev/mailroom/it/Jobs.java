@@ -103,4 +103,21 @@ final class Jobs {
         JsonNode job = api.getJson("/api/v1/jobs/" + messageId);
         return job.path("state").asText();
     }
+
+    /** The run's jobs per state in Mailroom's database ({@code mail_job}, message ids starting with the prefix). */
+    static java.util.Map<String, Integer> statesInDatabase(dev.mailroom.it.support.PostgresServer postgres, String prefix)
+            throws java.sql.SQLException {
+        java.util.Map<String, Integer> out = new java.util.TreeMap<>();
+        try (java.sql.Connection c = postgres.connect();
+             java.sql.PreparedStatement s = c.prepareStatement(
+                     "select state, count(*) from mail_job where message_id like ? group by state")) {
+            s.setString(1, prefix + "%");
+            try (java.sql.ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    out.put(r.getString(1), r.getInt(2));
+                }
+            }
+        }
+        return out;
+    }
 }

@@ -255,18 +255,7 @@ class StopTheLineIT {
     }
 
     private Map<String, Integer> statesInDatabase(String prefix) throws Exception {
-        Map<String, Integer> out = new HashMap<>();
-        try (Connection c = env.postgres().connect();
-             PreparedStatement s = c.prepareStatement(
-                     "select state, count(*) from mail_job where message_id like ? group by state")) {
-            s.setString(1, prefix + "%");
-            try (ResultSet r = s.executeQuery()) {
-                while (r.next()) {
-                    out.put(r.getString(1), r.getInt(2));
-                }
-            }
-        }
-        return out;
+        return Jobs.statesInDatabase(env.postgres(), prefix);
     }
 
     private static String property(jakarta.jms.Message m, String name) {

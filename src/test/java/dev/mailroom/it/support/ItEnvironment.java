@@ -48,6 +48,14 @@ public final class ItEnvironment {
      * {@code mail.send.bulk} has {@code smtp} alone. Breakers: delay {@link #BREAKER_DELAY}, volume 4.
      */
     public static final String PROFILE_BREAKERS = "breakers";
+    /**
+     * The production topology on one node: a replicated Artemis pair ({@link ArtemisBroker}), PostgreSQL through
+     * an XA datasource, SMTP as for h2, WildFly configured by configure.sh with {@code MAILROOM_BROKER_URL}
+     * ({@code standalone-mailroom-remote.xml}).
+     */
+    public static final String PROFILE_REMOTE = "remote";
+    /** The configuration file configure.sh writes for the remote profile. */
+    public static final String REMOTE_CONFIG = "standalone-mailroom-remote.xml";
     public static final String PRIMARY_RELAY = "relay-a";
     public static final java.time.Duration BREAKER_DELAY = java.time.Duration.ofSeconds(3);
     /** A template that does not parse: jobs using it make the handler throw (the broker backstop). */
@@ -76,6 +84,12 @@ public final class ItEnvironment {
     private WireMockServer http;
     private AlertReceiver alerts;
     private SmtpTestServer primaryRelay;
+    private ArtemisBroker.Pair artemis;
+
+    /** The remote broker pair in profile {@code remote}; null elsewhere. */
+    public ArtemisBroker.Pair artemis() {
+        return artemis;
+    }
 
     /** The primary relay of {@code mail.send}'s chain in profile {@code breakers}; null elsewhere. */
     public SmtpTestServer primaryRelay() {
@@ -124,7 +138,7 @@ public final class ItEnvironment {
     }
 
     public boolean isPostgres() {
-        return PROFILE_POSTGRES.equals(profile);
+        return PROFILE_POSTGRES.equals(profile) || PROFILE_REMOTE.equals(profile);
     }
 
     public WildFlyServer server() {
@@ -149,7 +163,9 @@ public final class ItEnvironment {
     /** A shared JMS client on the server's Artemis port (reconnects by itself after a server restart). */
     public synchronized JmsClient jms() {
         if (jms == null || jms.isClosed()) {
-            jms = JmsClient.forPort(server.artemisPort());
+            jms = artemis != null
+                    ? new JmsClient(artemis.brokerUrl(), ArtemisBroker.MAILROOM_USER, ArtemisBroker.MAILROOM_PASSWORD)
+                    : JmsClient.forPort(server.artemisPort());
         }
         return jms;
     }
@@ -197,9 +213,9 @@ public final class ItEnvironment {
     public static String configuredProfile() {
         String p = System.getProperty("mailroom.it.profile", PROFILE_DEFAULT).trim();
         if (!p.equals(PROFILE_DEFAULT) && !p.equals(PROFILE_H2) && !p.equals(PROFILE_POSTGRES) && !p.equals(PROFILE_HTTP)
-                && !p.equals(PROFILE_BREAKERS)) {
+                && !p.equals(PROFILE_BREAKERS) && !p.equals(PROFILE_REMOTE)) {
             throw new IllegalStateException("Unknown mailroom.it.profile '" + p
-                    + "' (expected default, h2, postgres, http or breakers)");
+                    + "' (expected default, h2, postgres, http, breakers or remote)");
         }
         return p;
     }
@@ -240,6 +256,7 @@ public final class ItEnvironment {
         AlertReceiver alerts = null;
         PostgresServer postgres = null;
         WildFlyServer server = null;
+        ArtemisBroker.Pair artemis = null;
         try {
             Map<String, String> env = new LinkedHashMap<>();
             if (PROFILE_HTTP.equals(profile)) {
@@ -313,15 +330,36 @@ public final class ItEnvironment {
                 }
                 env.put("MAILROOM_TEMPLATES_DIR", templates.toString());
             }
-            if (PROFILE_POSTGRES.equals(profile)) {
-                postgres = PostgresServer.start(workDir, false);
+            String config = "standalone-mailroom.xml";
+            java.util.concurrent.CompletableFuture<ArtemisBroker.Pair> pair = null;
+            java.util.concurrent.CompletableFuture<Void> configured = null;
+            if (PROFILE_REMOTE.equals(profile)) {
+                // the pair, the remote configuration and PostgreSQL (below) start side by side: each takes a minute
+                // or more on a busy 2-core machine
+                pair = java.util.concurrent.CompletableFuture.supplyAsync(() -> ArtemisBroker.startPair(workDir, offset));
+                configured = java.util.concurrent.CompletableFuture.runAsync(
+                        () -> configureRemote(serverHome, ArtemisBroker.pairUrl(offset)));
+                config = REMOTE_CONFIG;
+                env.put("MAILROOM_BROKER_USER", ArtemisBroker.MAILROOM_USER);
+                env.put("MAILROOM_BROKER_PASSWORD", ArtemisBroker.MAILROOM_PASSWORD);
+            }
+            if (PROFILE_POSTGRES.equals(profile) || PROFILE_REMOTE.equals(profile)) {
+                try {
+                    postgres = PostgresServer.start(workDir, false);
+                } finally {
+                    if (pair != null) {
+                        artemis = pair.join();
+                        configured.join();
+                        env.put("MAILROOM_BROKER_CONSOLE_URLS", artemis.consoleUrls());
+                    }
+                }
                 env.put("MAILROOM_DB_URL", postgres.jdbcUrl());
                 env.put("MAILROOM_DB_USER", postgres.user());
                 env.put("MAILROOM_DB_PASSWORD", postgres.password());
                 env.put("MAILROOM_DB_DRIVER", "postgresql");
             }
             server = WildFlyServer.builder(serverHome)
-                    .config("standalone-mailroom.xml")
+                    .config(config)
                     .portOffset(offset)
                     .baseDir(profileDir)
                     .contextRoot("/mailroom")
@@ -338,6 +376,7 @@ public final class ItEnvironment {
             environment.http = http;
             environment.alerts = alerts;
             environment.primaryRelay = primaryRelay;
+            environment.artemis = artemis;
             // one hook, so the order is right: server first, then what it uses
             // (killed JVMs: the server and postgres also get a parent-death signal)
             Runtime.getRuntime().addShutdownHook(new Thread(environment::shutdown, "it-environment-stop"));
@@ -346,6 +385,9 @@ public final class ItEnvironment {
             return environment;
         } catch (RuntimeException | Error e) {
             stopQuietly(server, postgres, smtp);
+            if (artemis != null) {
+                artemis.close();
+            }
             if (primaryRelay != null) {
                 primaryRelay.close();
             }
@@ -356,6 +398,47 @@ public final class ItEnvironment {
                 alerts.close();
             }
             throw e;
+        }
+    }
+
+    /**
+     * Writes {@link #REMOTE_CONFIG} with server-config/wildfly/configure.sh and {@code MAILROOM_BROKER_URL}, the
+     * way an operator switches a node to a remote broker; skipped when the file is newer than the embedded
+     * configuration the build wrote and was made for the same URL (a configure run costs 10-100 s here).
+     */
+    static void configureRemote(Path serverHome, String brokerUrl) {
+        Path cfg = serverHome.resolve("standalone/configuration");
+        Path remote = cfg.resolve(REMOTE_CONFIG);
+        Path marker = cfg.resolve(REMOTE_CONFIG + ".url");
+        try {
+            if (Files.exists(remote) && Files.exists(marker) && Files.readString(marker).equals(brokerUrl)
+                    && Files.getLastModifiedTime(remote).compareTo(
+                            Files.getLastModifiedTime(cfg.resolve("standalone-mailroom.xml"))) > 0) {
+                return;
+            }
+            Path scripts = ArtemisBroker.requiredPath("mailroom.it.wildfly-config", "server-config/wildfly");
+            Path pgJar = ArtemisBroker.requiredPath("mailroom.it.postgresql-jar", "the JDBC driver jar");
+            Path out = workDir().resolve("configure-remote.out");
+            Files.createDirectories(out.getParent());
+            ProcessBuilder pb = new ProcessBuilder("bash", scripts.resolve("configure.sh").toString(),
+                    serverHome.toString(), pgJar.toString())
+                    .redirectErrorStream(true).redirectOutput(out.toFile());
+            pb.environment().keySet().removeIf(k -> k.startsWith("MAILROOM_"));
+            pb.environment().put("MAILROOM_BROKER_URL", brokerUrl);
+            pb.environment().put("MAILROOM_SERVER_CONFIG", REMOTE_CONFIG);
+            pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+            Process p = pb.start();
+            if (!p.waitFor(300, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                throw new IllegalStateException("configure.sh for the remote broker failed; output " + out + ":\n"
+                        + PostgresServer.tail(out, 30));
+            }
+            Files.writeString(marker, brokerUrl);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not configure " + remote, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
         }
     }
 
@@ -372,6 +455,9 @@ public final class ItEnvironment {
             }
         }
         stopQuietly(server, postgres, smtp);
+        if (artemis != null) {
+            artemis.close();
+        }
         if (primaryRelay != null) {
             try {
                 primaryRelay.close();

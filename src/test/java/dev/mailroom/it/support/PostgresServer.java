@@ -326,7 +326,9 @@ public final class PostgresServer implements AutoCloseable {
                 "-c", "fsync=off",
                 "-c", "logging_collector=off",
                 "-c", "log_destination=stderr",
-                "-c", "max_connections=100");
+                "-c", "max_connections=100",
+                // two-phase commit for the XA datasource of the production topology (server-config/wildfly/xa-datasource.cli)
+                "-c", "max_prepared_transactions=100");
         ProcessBuilder pb = new ProcessBuilder(runAs.wrapWithParentDeathSignal(postgres, "INT"))
                 .directory(dataDir.getParent().toFile())
                 .redirectErrorStream(true)

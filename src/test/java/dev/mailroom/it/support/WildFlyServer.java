@@ -459,7 +459,7 @@ public final class WildFlyServer implements AutoCloseable {
         return s.length() <= max ? s : s.substring(0, max) + "...";
     }
 
-    private static void sleep(Duration d) {
+    static void sleep(Duration d) {
         try {
             Thread.sleep(d.toMillis());
         } catch (InterruptedException e) {
@@ -468,7 +468,7 @@ public final class WildFlyServer implements AutoCloseable {
         }
     }
 
-    private static void log(String msg) {
+    static void log(String msg) {
         System.err.println("[it-support] " + msg);
     }
 

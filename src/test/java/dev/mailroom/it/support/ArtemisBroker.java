@@ -1,0 +1,366 @@
+package dev.mailroom.it.support;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A standalone ActiveMQ Artemis broker for tests: the distribution the build unpacks from Maven Central
+ * ({@code org.apache.activemq:apache-artemis:<artemis.dist.version>:zip:bin}, system property
+ * {@code mailroom.it.artemis-home}), an instance made by {@code server-config/artemis/create-broker.sh} (the
+ * script operators and docker/compose.yaml use: {@code artemis create} plus Mailroom's broker.properties, users
+ * and roles), run on loopback with {@code bin/artemis run}.
+ *
+ * <p>{@link #startPair} starts a replicated primary and backup; {@link #killHard()} is a {@code kill -9}.
+ * Ports: core acceptors {@code 61617+offset} and {@code 61618+offset}, consoles (Jolokia) {@code 18161+offset}
+ * and {@code 18162+offset}, so helpers with different port offsets do not collide, and the acceptors stay
+ * above the ephemeral range (a reconnecting client cannot self-connect to them). The broker processes get a
+ * parent-death signal and a JVM shutdown hook.
+ */
+public final class ArtemisBroker implements AutoCloseable {
+
+    public static final String ADMIN_USER = "admin";
+    public static final String ADMIN_PASSWORD = "admin-pass";
+    /** Mailroom's broker user (role mailroom), the same credentials as the embedded default's. */
+    public static final String MAILROOM_USER = JmsClient.DEFAULT_USER;
+    public static final String MAILROOM_PASSWORD = JmsClient.DEFAULT_PASSWORD;
+    public static final String PRODUCER_USER = "producer";
+    public static final String PRODUCER_PASSWORD = "producer-pass";
+    private static final Duration CREATE_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(300);
+    private static final Duration POLL = Duration.ofMillis(250);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String name;
+    private final Path instance;
+    private final int port;
+    private final int consolePort;
+    private final Path runLog;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    private Process process;
+    private Thread shutdownHook;
+
+    private ArtemisBroker(String name, Path instance, int port, int consolePort) {
+        this.name = name;
+        this.instance = instance;
+        this.port = port;
+        this.consolePort = consolePort;
+        this.runLog = instance.resolve("run.log");
+    }
+
+    /** A replicated primary and backup; {@link #close()} stops both. */
+    public record Pair(ArtemisBroker primary, ArtemisBroker backup) implements AutoCloseable {
+
+        /** The client URL of the pair as Mailroom takes it ({@code MAILROOM_BROKER_URL}). */
+        public String brokerUrl() {
+            return url(primary.port, backup.port);
+        }
+
+        /** The broker consoles, primary first ({@code MAILROOM_BROKER_CONSOLE_URLS}). */
+        public String consoleUrls() {
+            return primary.consoleUrl() + "," + backup.consoleUrl();
+        }
+
+        /** The broker that serves clients now: the primary while it lives, the backup after a failover. */
+        public ArtemisBroker active() {
+            return primary.isAlive() ? primary : backup;
+        }
+
+        /** A JMS client of the pair as an application submitting jobs would use it (user producer). */
+        public JmsClient producerClient() {
+            return new JmsClient(brokerUrl(), PRODUCER_USER, PRODUCER_PASSWORD);
+        }
+
+        @Override
+        public void close() {
+            backup.close();
+            primary.close();
+        }
+    }
+
+    /** The client URL of the pair {@link #startPair} starts with this port offset, known before it starts. */
+    public static String pairUrl(int portOffset) {
+        return url(61617 + portOffset, 61618 + portOffset);
+    }
+
+    private static String url(int primaryPort, int backupPort) {
+        return "(tcp://127.0.0.1:" + primaryPort + ",tcp://127.0.0.1:" + backupPort + ")?ha=true&reconnectAttempts=-1";
+    }
+
+    /**
+     * Creates (afresh, under {@code <workDir>/artemis-<offset>/}) and starts a primary and a backup, returning when
+     * the primary is active and the backup has synchronised with it.
+     */
+    public static Pair startPair(Path workDir, int portOffset) {
+        Instant begin = Instant.now();
+        Path base = workDir.toAbsolutePath().normalize().resolve("artemis-" + portOffset);
+        try {
+            PostgresServer.deleteTree(base);
+            Files.createDirectories(base);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not prepare " + base, e);
+        }
+        ArtemisBroker primary = new ArtemisBroker("primary", base.resolve("primary"), 61617 + portOffset,
+                18161 + portOffset);
+        ArtemisBroker backup = new ArtemisBroker("backup", base.resolve("backup"), 61618 + portOffset,
+                18162 + portOffset);
+        // `artemis create` takes seconds each (it hashes the admin password): both at once
+        CompletableFuture<Void> p = CompletableFuture.runAsync(() -> primary.create("primary", backup.port));
+        CompletableFuture<Void> b = CompletableFuture.runAsync(() -> backup.create("backup", primary.port));
+        p.join();
+        b.join();
+        primary.start();
+        try {
+            primary.awaitLog("AMQ221007", START_TIMEOUT); // Server is now active
+            backup.start();
+            backup.awaitLog("AMQ221024", START_TIMEOUT); // Backup server ... is synchronized with primary
+        } catch (RuntimeException e) {
+            backup.close();
+            primary.close();
+            throw e;
+        }
+        log("Artemis pair ready in " + Duration.between(begin, Instant.now()).toMillis() + " ms: primary :"
+                + primary.port + " (console :" + primary.consolePort + "), backup :" + backup.port + " (console :"
+                + backup.consolePort + ")");
+        return new Pair(primary, backup);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String consoleUrl() {
+        return "http://127.0.0.1:" + consolePort;
+    }
+
+    public Path instance() {
+        return instance;
+    }
+
+    public synchronized boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    /** Waits until the broker's log shows the message id (e.g. {@code AMQ221010}: a backup became active). */
+    public void awaitLog(String messageId, Duration timeout) {
+        Instant deadline = Instant.now().plus(timeout);
+        while (Instant.now().isBefore(deadline)) {
+            if (logContains(messageId)) {
+                return;
+            }
+            if (!isAlive()) {
+                throw new IllegalStateException("Artemis " + name + " exited while waiting for " + messageId + "; log "
+                        + runLog + ":\n" + PostgresServer.tail(runLog, 40));
+            }
+            sleep(POLL);
+        }
+        throw new IllegalStateException("Artemis " + name + " did not log " + messageId + " within "
+                + timeout.toSeconds() + " s; log " + runLog + ":\n" + PostgresServer.tail(runLog, 40));
+    }
+
+    public boolean logContains(String text) {
+        try {
+            return Files.exists(runLog) && Files.readString(runLog, StandardCharsets.UTF_8).contains(text);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** {@code kill -9} of the broker JVM; returns when it is gone. */
+    public synchronized void killHard() {
+        if (process == null) {
+            return;
+        }
+        process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        log("Artemis " + name + " killed (kill -9)");
+    }
+
+    /**
+     * One request to the broker's own management API, Jolokia on the console port ({@code /console/jolokia}), as
+     * the given user. Returns the answer's {@code value}; throws when the status is not 200.
+     */
+    public JsonNode jolokia(Map<String, Object> request, String user, String password) {
+        try {
+            HttpRequest r = HttpRequest.newBuilder(URI.create(consoleUrl() + "/console/jolokia/"))
+                    .timeout(Duration.ofSeconds(10))
+                    .header("Content-Type", "application/json")
+                    // Artemis's jolokia-access.xml checks the origin strictly
+                    .header("Origin", "http://127.0.0.1")
+                    .header("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+                            (user + ":" + password).getBytes(StandardCharsets.UTF_8)))
+                    .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(request)))
+                    .build();
+            HttpResponse<String> response = http.send(r, HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new IllegalStateException("Jolokia on " + name + " answered HTTP " + response.statusCode());
+            }
+            JsonNode answer = JSON.readTree(response.body());
+            if (answer.path("status").asInt() != 200) {
+                throw new IllegalStateException("Jolokia on " + name + ": " + answer.path("error").asText());
+            }
+            return answer.get("value");
+        } catch (IOException e) {
+            throw new UncheckedIOException("Jolokia on " + name + " did not answer", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** The MBean name of a queue on this broker (address = queue name, anycast, as broker.properties makes them). */
+    public String queueMBean(String queue) {
+        return "org.apache.activemq.artemis:broker=\"" + name + "\",component=addresses,address=\"" + queue
+                + "\",subcomponent=queues,routing-type=\"anycast\",queue=\"" + queue + "\"";
+    }
+
+    /** Stops the broker (SIGTERM, then kill -9 after 30 s). Idempotent. */
+    @Override
+    public synchronized void close() {
+        removeShutdownHook();
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            try {
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    killHard();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                killHard();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Artemis[" + name + " :" + port + "]";
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    private void create(String role, int peerPort) {
+        Path artemisHome = requiredPath("mailroom.it.artemis-home", "the unpacked Artemis distribution");
+        Path script = requiredPath("mailroom.it.artemis-config", "server-config/artemis").resolve("create-broker.sh");
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("MAILROOM_ARTEMIS_NAME", name);
+        env.put("MAILROOM_ARTEMIS_HOST", "127.0.0.1");
+        env.put("MAILROOM_ARTEMIS_PORT", Integer.toString(port));
+        env.put("MAILROOM_ARTEMIS_CONSOLE_PORT", Integer.toString(consolePort));
+        env.put("MAILROOM_ARTEMIS_PEER", "tcp://127.0.0.1:" + peerPort);
+        env.put("MAILROOM_ARTEMIS_MEMORY", "384M");
+        env.put("MAILROOM_ARTEMIS_CLUSTER_PASSWORD", "it-cluster-pass");
+        env.put("MAILROOM_ARTEMIS_ADMIN_USER", ADMIN_USER);
+        env.put("MAILROOM_ARTEMIS_ADMIN_PASSWORD", ADMIN_PASSWORD);
+        env.put("MAILROOM_BROKER_USER", MAILROOM_USER);
+        env.put("MAILROOM_BROKER_PASSWORD", MAILROOM_PASSWORD);
+        env.put("MAILROOM_PRODUCER_USER", PRODUCER_USER);
+        env.put("MAILROOM_PRODUCER_PASSWORD", PRODUCER_PASSWORD);
+        run(List.of("bash", script.toString(), artemisHome.toString(), instance.toString(), role), env,
+                instance.getParent().resolve(name + ".create.out"), CREATE_TIMEOUT, "create-broker.sh " + role);
+    }
+
+    private synchronized void start() {
+        List<String> cmd = new ArrayList<>();
+        String setpriv = PostgresServer.ChildProcesses.findExecutable("setpriv");
+        if (setpriv != null) {
+            cmd.addAll(List.of(setpriv, "--pdeathsig", "KILL", "--"));
+        }
+        // bin/artemis execs the JVM, so the process is the broker itself
+        cmd.addAll(List.of(instance.resolve("bin/artemis").toString(), "run"));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(runLog.toFile()));
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().remove("JAVA_ARGS");
+        try {
+            process = PostgresServer.ChildProcesses.start(pb);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not start Artemis " + name, e);
+        }
+        if (shutdownHook == null) {
+            shutdownHook = new Thread(this::close, "artemis-stop-" + name);
+            Runtime.getRuntime().addShutdownHook(shutdownHook);
+        }
+    }
+
+    private synchronized void removeShutdownHook() {
+        if (shutdownHook != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalStateException ignored) {
+                // already shutting down
+            }
+            shutdownHook = null;
+        }
+    }
+
+    private static void run(List<String> cmd, Map<String, String> env, Path out, Duration timeout, String what) {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.to(out.toFile()));
+        pb.environment().putAll(env);
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        try {
+            Process p = PostgresServer.ChildProcesses.start(pb);
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException(what + " did not finish within " + timeout.toSeconds() + " s");
+            }
+            if (p.exitValue() != 0) {
+                throw new IllegalStateException(what + " failed with exit code " + p.exitValue() + ":\n"
+                        + PostgresServer.tail(out, 30));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not run " + what, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    static Path requiredPath(String property, String what) {
+        String value = System.getProperty(property);
+        if (value == null || value.isBlank()) {
+            throw new IllegalStateException("System property " + property + " (" + what + ") is not set: run the "
+                    + "integration tests through Maven (mvn verify)");
+        }
+        Path p = Path.of(value).toAbsolutePath().normalize();
+        if (!Files.exists(p)) {
+            throw new IllegalStateException(property + " = " + p + " does not exist (mvn package unpacks it)");
+        }
+        return p;
+    }
+
+    private static void sleep(Duration d) {
+        WildFlyServer.sleep(d);
+    }
+
+    private static void log(String msg) {
+        WildFlyServer.log(msg);
+    }
+}
