@@ -36,6 +36,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class Reconciler {
 
     static final int MAX_PER_RUN = 500;
+    /** With several nodes, one reconciles at a time: the one holding this lease. */
+    public static final String LEASE = "reconciler";
     private static final Logger LOG = Logger.getLogger(Reconciler.class.getName());
 
     @Resource
@@ -53,6 +55,8 @@ public class Reconciler {
     MeterRegistry meters;
     @EJB
     dev.mailroom.platform.SchemaMigration schema;
+    @Inject
+    dev.mailroom.platform.lease.Leases leases;
 
     @PostConstruct
     void schedule() {
@@ -61,6 +65,14 @@ public class Reconciler {
     }
 
     @Timeout
+    public void onTimer() {
+        schema.awaitMigrated();
+        if (leases.takeTurn(LEASE)) {
+            run();
+        }
+    }
+
+    /** One run: the received events, in order, at most {@value #MAX_PER_RUN}. */
     public void run() {
         Instant now = clock.instant();
         List<ProviderEvent> received = em.createQuery(
