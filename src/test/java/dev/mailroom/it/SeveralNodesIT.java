@@ -111,7 +111,7 @@ class SeveralNodesIT {
         Map<String, Long> otherBefore = turns(other);
 
         // several ticks of every job (1 s each) on both nodes
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() ->
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() ->
                 ONCE.stream().allMatch(n -> turns(holder).get(n) >= holderBefore.get(n) + 4));
 
         Map<String, Long> otherAfter = turns(other);
@@ -134,14 +134,16 @@ class SeveralNodesIT {
 
         assertThat(a.post("/api/v1/queues/" + BULK + "/pause", null).statusCode()).isEqualTo(200);
         Instant set = Instant.now();
-        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> queue(b, BULK).path("paused").asBoolean());
+        // the line stops within a probe tick (1 s); "paused" is its consumers, which stop when their deliveries
+        // end: slow on a loaded machine
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> queue(b, BULK).path("paused").asBoolean());
         System.err.println("[nodes] pause on node-a applied on node-b after "
                 + Duration.between(set, Instant.now()).toMillis() + " ms");
         assertThat(queue(b, BULK).path("paused_reason").asText()).isEqualTo("operator");
         assertThat(queue(b, "mail.send").path("paused").asBoolean()).isFalse();
 
         assertThat(b.post("/api/v1/queues/" + BULK + "/resume", null).statusCode()).isEqualTo(200);
-        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> !queue(a, BULK).path("paused").asBoolean());
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> !queue(a, BULK).path("paused").asBoolean());
         assertThat(queue(a, BULK).hasNonNull("paused_reason")).isFalse();
     }
 
@@ -188,8 +190,8 @@ class SeveralNodesIT {
         Duration takeover = Duration.between(killed, Instant.now());
         System.err.println("[nodes] kill -9 of " + holder + ": " + survivor + " took over every lease after "
                 + takeover.toMillis() + " ms (lease ttl " + TTL + ")");
-        // the lease could not be taken before it ran out; the survivor's next tick (1 s) or heartbeat (2 s) takes it
-        assertThat(takeover).isLessThan(TTL.plusSeconds(4));
+        // the lease could not be taken before it ran out; the survivor's next tick (1 s) or heartbeat (2 s) takes it; slack for a loaded machine
+        assertThat(takeover).isLessThan(TTL.plusSeconds(10));
         for (String name : ONCE) {
             assertThat(lease(survivor, name).path("holder").asText()).isEqualTo(survivor);
         }
@@ -199,7 +201,7 @@ class SeveralNodesIT {
 
     /** Waits until one node holds every lease of {@link #ONCE}; returns it. */
     private static String awaitOneHolder() {
-        return Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> {
+        return Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
             java.util.Set<String> holders = new java.util.HashSet<>();
             for (String name : ONCE) {
                 JsonNode l = lease(liveNode(), name);
