@@ -1,7 +1,9 @@
 // Mailroom console: plain ES modules, no framework, no build step. Hash routes:
-//   #/                      dashboard per queue
+//   #/?range=24:PT1H        live dashboard per queue (range: of the arrival charts)
 //   #/dead-letters?...      filtered list
 //   #/dead-letters/{id}     one dead letter: envelope, stack trace, attempts, timeline, payload; actions
+//   #/jobs?...              find jobs (recipient, ids, campaign, tenant, state, time)
+//   #/jobs/{message_id}?queue=&list=   one job: state, attempts, timeline, recipients' delivery state
 //   #/redrives              recent redrives
 //   #/redrives/new?...      plan a redrive (dry run)
 //   #/redrives/{id}         review a plan, run it, watch it, read its recovery record
@@ -13,6 +15,7 @@ import {state, h, view, render, flash, when, canAct, api, get, errorBox} from '.
 import {dashboard} from './dashboard.js';
 import {deadLetterList, deadLetterDetail} from './deadletters.js';
 import {redriveList, redrivePlanForm, redrivePage} from './redrives.js';
+import {jobList, jobPage} from './jobs.js';
 
 // ------------------------------------------------------------------ routing
 
@@ -27,9 +30,11 @@ async function route() {
   const parts = path.split('/').filter(Boolean);
   document.querySelectorAll('header nav a').forEach((a) => a.classList.toggle('current', a.getAttribute('href').split('?')[0] === '#' + path));
   try {
-    if (parts.length === 0) return await dashboard(seq);
+    if (parts.length === 0) return await dashboard(seq, params);
     if (parts[0] === 'dead-letters' && parts.length === 1) return await deadLetterList(params, seq);
     if (parts[0] === 'dead-letters' && parts.length === 2) return await deadLetterDetail(parts[1], seq);
+    if (parts[0] === 'jobs' && parts.length === 1) return await jobList(params, seq);
+    if (parts[0] === 'jobs' && parts.length === 2) return await jobPage(decodeURIComponent(parts[1]), params, seq);
     if (parts[0] === 'redrives' && parts.length === 1) return await redriveList(seq);
     if (parts[0] === 'redrives' && parts[1] === 'new') return await redrivePlanForm(params, seq);
     if (parts[0] === 'redrives' && parts.length === 2) return await redrivePage(parts[1], seq);

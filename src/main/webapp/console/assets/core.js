@@ -85,7 +85,43 @@ export function ageOf(iso) {
   return `${s} s`;
 }
 
-export const when = (iso) => iso ? h('time', {datetime: iso, title: iso}, iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')) : '—';
+/** "3 min ago" / "in 2 h": how far {@code iso} is from now, in words. */
+export function relative(iso, now = Date.now()) {
+  const ms = Date.parse(iso) - now;
+  const s = Math.round(Math.abs(ms) / 1000);
+  const words = s < 45 ? (s <= 5 ? null : `${s} s`) : s < 3600 ? `${Math.round(s / 60)} min`
+    : s < 86400 ? `${Math.round(s / 3600)} h` : `${Math.round(s / 86400)} d`;
+  if (!words) return 'just now';
+  return ms < 0 ? `${words} ago` : `in ${words}`;
+}
+
+const LOCAL_TIME = new Intl.DateTimeFormat(undefined, {year: 'numeric', month: 'short', day: 'numeric',
+  hour: '2-digit', minute: '2-digit', second: '2-digit'});
+
+/** A time in the browser's zone and relative ("1 Dec 2026, 04:12:33 · 3 min ago"), the exact UTC instant on hover. */
+export const when = (iso) => {
+  if (!iso || Number.isNaN(Date.parse(iso))) return iso || '—';
+  return h('time', {datetime: iso, title: `${iso} (UTC)`, class: 'when'},
+    `${LOCAL_TIME.format(new Date(iso))} · ${relative(iso)}`);
+};
+
+/** A column name for people: "startedAt" / "started_at" → "Started at", with the few that need more. */
+const COLUMN_NAMES = {id: 'Id', jmsMessageId: 'JMS message id', enhancedCode: 'Enhanced status code',
+  consumedAttempt: 'Used a retry', irrevocableAt: 'Past the point of no return at', number: 'Attempt'};
+export function columnName(key) {
+  const camel = key.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+  if (COLUMN_NAMES[camel]) return COLUMN_NAMES[camel];
+  const words = camel.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A table cell for a value of a generic record: times through {@link when}, objects as JSON. */
+export function attemptCell(key, value) {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'object') return JSON.stringify(value);
+  if (/(At|_at)$/.test(key) && typeof value === 'string') return when(value);
+  return value;
+}
 export const statusBadge = (s, testid) => h('span', {class: `status status-${s}`, testid}, s ?? '—');
 
 export function kvTable(rows, testid) {

@@ -1,23 +1,113 @@
 import {state, h, svg, render, flash, ageOf, when, table, actionAttrs, get, post, query, errorBox, go} from './core.js';
 
 // ------------------------------------------------------------------ dashboard
+// Live: it reads everything again every REFRESH_MS while it is the page shown and the tab is visible
+// (a hidden tab costs the server nothing; showing it again refreshes at once). The chart's range is in the URL
+// (#/?range=24:PT1H) so a shared link shows the same window.
 
-export async function dashboard(seq) {
+export const REFRESH_MS = 5000;
+export const RANGES = [['1:PT5M', 'last hour, per 5 minutes'], ['6:PT15M', 'last 6 hours, per 15 minutes'],
+  ['24:PT1H', 'last 24 hours, per hour'], ['168:PT6H', 'last 7 days, per 6 hours']];
+const DEFAULT_RANGE = '24:PT1H';
+
+/** The dashboard being shown: its route number, its range, and the number of its latest refresh. */
+let live = null;
+
+export async function dashboard(seq, params = {}) {
+  const range = RANGES.some(([v]) => v === params.range) ? params.range : DEFAULT_RANGE;
+  live = {seq, range, token: 0};
   render(seq, h('h1', {}, 'Dashboard'), h('p', {class: 'muted'}, 'Loading open dead letters per queue…'));
+  const data = await load(range);
+  paint(seq, range, data);
+  schedule(seq);
+}
+
+document.addEventListener('visibilitychange', () => {
+  if (!live || live.seq !== state.routeSeq) return;
+  if (document.hidden) {
+    clearTimeout(state.pollTimer);
+    state.pollTimer = null;
+  } else {
+    refresh();
+  }
+});
+
+function schedule(seq) {
+  clearTimeout(state.pollTimer);
+  state.pollTimer = null;
+  if (document.hidden || !live || live.seq !== seq || seq !== state.routeSeq) return;
+  state.pollTimer = setTimeout(refresh, REFRESH_MS);
+}
+
+/** Reads everything again and paints it, unless the user left the page or a newer refresh started meanwhile. */
+async function refresh() {
+  if (!live || live.seq !== state.routeSeq) return;
+  const {seq, range} = live;
+  const token = ++live.token;
+  clearTimeout(state.pollTimer);
+  try {
+    const data = await load(range);
+    if (live.seq !== seq || live.token !== token) return;
+    // nothing changed: only "as of" moves (the page keeps its focus, and what a user points at stays put);
+    // a full repaint at least every minute keeps ages and "3 min ago" true
+    if (signature(data) === live.signature && Date.now() - live.paintedAt < 60000) {
+      const asOf = document.querySelector('[data-testid=as-of]');
+      if (asOf) {
+        asOf.dataset.asOf = data.asOf;
+        asOf.replaceChildren(when(data.asOf));
+        document.querySelector('[data-testid=refresh-problem]')?.replaceChildren();
+      }
+    } else {
+      paint(seq, range, data);
+    }
+  } catch (e) {
+    if (e.status === 401) return;
+    document.querySelector('[data-testid=refresh-problem]')?.replaceChildren(h('span', {class: 'error', testid: 'refresh-error'},
+      ` Could not refresh (${e.message}); trying again in ${REFRESH_MS / 1000} s.`));
+  }
+  if (live.seq === seq && live.token === token) schedule(seq);
+}
+
+async function load(range) {
+  const [hours, bucket] = range.split(':');
   const [queues, groups, providers] = await Promise.all([
-    get('/queues').catch(() => []),
+    get('/queues').catch((e) => ({error: e})),
     get('/dead-letters/groups?status=open'),
     get('/providers').catch(() => []),
   ]);
-  const names = new Set((queues || []).map((q) => q.queue || q.name).filter(Boolean));
+  const figures = Array.isArray(queues) ? queues : [];
+  const names = new Set(figures.map((q) => q.queue).filter(Boolean));
   groups.forEach((g) => names.add(g.queue));
-  const cards = [...names].sort().map((name) => queueCard(name, (queues || []).find((q) => (q.queue || q.name) === name),
-    groups.filter((g) => g.queue === name)));
+  const sorted = [...names].sort();
+  const arrivals = await Promise.all(sorted.map((queue) =>
+    get('/dead-letters/arrivals' + query({queue, bucket, hours})).catch((e) => ({error: e}))));
+  return {asOf: new Date().toISOString(), queuesError: queues.error, groups, providers: providers || [],
+    queues: sorted.map((name, i) => ({name, figures: figures.find((q) => q.queue === name), arrivals: arrivals[i]}))};
+}
+
+const signature = (data) => JSON.stringify({...data, asOf: null});
+
+function paint(seq, range, data) {
+  live.signature = signature(data);
+  live.paintedAt = Date.now();
+  const bucket = range.split(':')[1];
+  const rangeSelect = h('select', {testid: 'arrivals-range', 'aria-label': 'Range of the arrival charts',
+    onchange: () => go('#/' + query({range: rangeSelect.value}))},
+  RANGES.map(([v, label]) => h('option', {value: v, selected: v === range}, label)));
   render(seq, h('h1', {}, 'Dashboard'),
-    h('p', {class: 'hint'}, 'Per send queue: how many dead letters are open, how old the oldest is, how many arrived ',
-      'over time, and the failure groups behind them (same reason and error). Click a group to see its dead letters.'),
-    providerPanel(providers || []),
-    cards.length ? cards : h('p', {class: 'muted', testid: 'no-queues'}, 'No send queues and no dead letters yet.'));
+    h('div', {class: 'toolbar'},
+      h('span', {testid: 'refresh-status'}, 'As of ', h('span', {testid: 'as-of', 'data-as-of': data.asOf}, when(data.asOf)),
+        h('span', {class: 'muted'}, ` · refreshes every ${REFRESH_MS / 1000} s while this tab is shown`),
+        h('span', {testid: 'refresh-problem'})),
+      h('label', {class: 'inline'}, 'Dead-letter arrivals: ', rangeSelect)),
+    h('p', {class: 'hint'}, 'Per send queue: whether it is sending (rate, provider answers over the last hour, retry ',
+      'backlog, in flight), whether its consumers run, its open dead letters with their arrivals over time, and the ',
+      'failure groups behind them. Click a bar to list the dead letters of its time bucket, a group to list its own.'),
+    data.queuesError ? errorBox(data.queuesError, 'queues-error') : null,
+    providerPanel(data.providers),
+    data.queues.length
+      ? data.queues.map((q) => queueCard(q.name, q.figures, data.groups.filter((g) => g.queue === q.name), q.arrivals, bucket))
+      : h('p', {class: 'muted', testid: 'no-queues'}, 'No send queues and no dead letters yet.'));
 }
 
 // Each provider's circuit breaker: open means no call reaches it and its jobs wait on the broker.
@@ -31,31 +121,35 @@ export function providerPanel(providers) {
       'provider-table', (r) => ({testid: 'provider', 'data-provider': r.p.name})));
 }
 
-export function queueCard(name, figures, groups) {
+const figure = (value, label, testid) => h('div', {class: 'figure'}, h('div', {class: 'value', testid}, value),
+  h('div', {class: 'label'}, label));
+
+export function queueCard(name, figures, groups, arrivals, bucket) {
   const open = groups.reduce((n, g) => n + g.count, 0);
   const oldest = groups.map((g) => g.oldest).filter(Boolean).sort()[0];
-  const chartBox = h('div', {testid: 'arrivals'}, h('p', {class: 'muted'}, 'Loading arrivals…'));
-  const range = h('select', {testid: 'arrivals-range', 'aria-label': 'Arrival chart range',
-    onchange: () => loadChart(name, range.value, chartBox)},
-  h('option', {value: '1:PT1M'}, 'last hour, per minute'),
-  h('option', {value: '24:PT15M', selected: true}, 'last 24 hours, per 15 minutes'),
-  h('option', {value: '168:PT2H'}, 'last 7 days, per 2 hours'));
-  loadChart(name, range.value, chartBox);
   const top = groups.slice(0, 5);
+  const f = figures || {};
+  const failedByClass = Object.entries(f.failed_last_hour_by_class || {});
   return h('section', {class: 'queue-card', testid: 'queue-card', 'data-queue': name, id: 'queue-' + name},
-    h('h2', {}, 'Queue ', h('code', {}, name)),
+    h('h2', {}, 'Queue ', h('code', {}, name), ' ', figures ? lineState(name, f) : null),
+    figures && f.paused ? pausedBanner(name, f) : null,
+    figures ? h('div', {class: 'figures', testid: 'send-figures'},
+      figure(`${f.sent_per_minute ?? 0}/min`, 'sent (last 5 minutes)', 'send-rate'),
+      figure(f.accepted_last_hour ?? 0, 'accepted by the provider, last hour', 'accepted-last-hour'),
+      h('div', {class: 'figure'}, h('div', {class: 'value', testid: 'failed-last-hour'}, f.failed_last_hour ?? 0),
+        h('div', {class: 'label'}, 'failed provider calls, last hour',
+          failedByClass.length ? h('ul', {class: 'by-class', testid: 'failed-by-class'},
+            failedByClass.map(([c, n]) => h('li', {'data-class': c}, `${c}: ${n}`))) : null)),
+      figure(f.scheduled ?? '—', 'retry backlog (scheduled for later)', 'retry-backlog'),
+      figure(f.in_flight ?? '—', 'in flight (being sent)', 'in-flight'),
+      figure(f.depth ?? '—', 'waiting on the queue', 'depth')) : null,
     h('div', {class: 'figures'},
-      h('div', {class: 'figure'}, h('div', {class: 'value', testid: 'open-count'}, open),
-        h('div', {class: 'label'}, 'open dead letters')),
+      figure(open, 'open dead letters', 'open-count'),
       h('div', {class: 'figure'}, h('div', {class: 'value', testid: 'oldest-age'}, oldest ? ageOf(oldest) : '—'),
-        h('div', {class: 'label'}, 'age of the oldest open dead letter', oldest ? h('br') : null, oldest ? when(oldest) : null)),
-      figures ? h('div', {class: 'figure'}, h('div', {class: 'value'}, figures.depth ?? '—'),
-        h('div', {class: 'label'}, 'messages waiting on the queue')) : null,
-      figures && figures.paused !== undefined ? h('div', {class: 'figure'}, h('div', {class: 'value'}, figures.paused ? 'paused' : 'consuming'),
-        h('div', {class: 'label'}, 'consumers')) : null),
-    figures && figures.paused ? pausedBanner(name, figures) : null,
-    h('h3', {}, 'Dead-letter arrivals ', range),
-    chartBox,
+        h('div', {class: 'label'}, 'age of the oldest open dead letter', oldest ? h('br') : null, oldest ? when(oldest) : null))),
+    h('h3', {}, 'Dead-letter arrivals'),
+    h('div', {testid: 'arrivals'}, !arrivals ? null : arrivals.error ? errorBox(arrivals.error, 'arrivals-error')
+      : arrivalsChart(arrivals, bucket, name)),
     h('h3', {}, 'Top failure groups (open)'),
     table(['Dead letters', 'Reason', 'Error type', 'Error (normalised)', 'Oldest', 'Newest'],
       top.map((g) => ({g, cells: [
@@ -67,55 +161,116 @@ export function queueCard(name, figures, groups) {
       `See all open dead letters of ${name}`)));
 }
 
+/** Consuming or paused, and the button that changes it (an operator's; a viewer sees it disabled). */
+function lineState(name, f) {
+  return h('span', {class: 'line-state'},
+    h('span', {class: `status status-${f.paused ? 'paused' : 'consuming'}`, testid: 'queue-state',
+      'data-state': f.paused ? 'paused' : 'consuming'}, f.paused ? 'paused' : 'consuming'),
+    f.paused ? null : h('button', actionAttrs({type: 'button', class: 'secondary small', testid: 'queue-pause-button',
+      title: 'Stop the consumers of this queue: its jobs wait on the broker until resumed',
+      onclick: (e) => queueAction(e, name, 'pause')}), 'Pause'));
+}
+
+async function queueAction(e, name, action) {
+  e.target.disabled = true;
+  try {
+    await post(`/queues/${encodeURIComponent(name)}/${action}`);
+    flash(`Consumers of ${name} ${action === 'pause' ? 'paused' : 'resumed'}.`);
+  } catch (err) {
+    flash(`${action === 'pause' ? 'Pausing' : 'Resuming'} failed: ` + err.message, true);
+  }
+  await refresh();
+}
+
 /** A stopped line: why and since when, and (for an operator) the button that starts it again. */
 export function pausedBanner(name, figures) {
-  const resume = async (e) => {
-    e.target.disabled = true;
-    try {
-      await post(`/queues/${encodeURIComponent(name)}/resume`);
-      flash(`Consumers of ${name} resumed.`);
-    } catch (err) {
-      flash('Resuming failed: ' + err.message, true);
-    }
-    go(location.hash || '#/');
-  };
   return h('div', {class: 'paused-banner', testid: 'paused-banner', 'data-reason': figures.paused_reason || ''},
     h('span', {class: 'status status-paused', testid: 'paused-badge'}, 'paused: ' + (figures.paused_reason || 'by hand')),
     ' since ', figures.paused_since ? when(figures.paused_since) : '—',
     figures.paused_detail ? h('div', {class: 'hint', testid: 'paused-detail'}, figures.paused_detail) : null,
     h('p', {class: 'hint'}, 'Its jobs wait on the broker: nothing is dead-lettered and no retry is used. ',
       'A probe starts it again when the cause is gone; resume by hand once you have fixed it.'),
-    h('button', actionAttrs({type: 'button', testid: 'queue-resume-button', onclick: resume}), `Resume ${name}`));
+    h('button', actionAttrs({type: 'button', testid: 'queue-resume-button',
+      onclick: (e) => queueAction(e, name, 'resume')}), `Resume ${name}`));
 }
 
-export async function loadChart(queue, range, box) {
-  const [hours, bucket] = range.split(':');
-  try {
-    const buckets = await get('/dead-letters/arrivals' + query({queue, bucket, hours}));
-    box.replaceChildren(arrivalsChart(buckets, bucket));
-  } catch (e) {
-    box.replaceChildren(errorBox(e, 'arrivals-error'));
-  }
+// ------------------------------------------------------------------ the arrivals chart
+
+/** Milliseconds of an ISO-8601 duration as the arrivals API takes them (PT5M, PT1H, P1D). */
+export function durationMs(iso) {
+  const m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?)?$/.exec(iso || '');
+  if (!m) return NaN;
+  return ((Number(m[1] || 0) * 24 + Number(m[2] || 0)) * 60 + Number(m[3] || 0)) * 60000;
 }
 
-export function arrivalsChart(buckets, bucket) {
-  const W = 800, H = 160, pad = 24;
-  const max = Math.max(1, ...buckets.map((b) => b.count));
+/** About {@code n} round steps from 0 to at least {@code max}: 1, 2 or 5 times a power of ten. */
+function ticks(max, n = 4) {
+  const raw = Math.max(1, max) / n;
+  const pow = 10 ** Math.floor(Math.log10(raw));
+  const step = Math.max(1, [1, 2, 5, 10].map((k) => k * pow).find((s) => s >= raw));
+  const top = Math.ceil(Math.max(1, max) / step) * step;
+  const result = [];
+  for (let v = 0; v <= top; v += step) result.push(v);
+  return result;
+}
+
+const isoSeconds = (ms) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/**
+ * Arrivals per bucket as bars stacked by reason (colours in the legend), with a y axis of round ticks and an x axis
+ * of local times; each bar links to the dead-letter list of its queue and time bucket (from / to filters).
+ */
+export function arrivalsChart(buckets, bucket, queue) {
+  const W = 800, H = 200, left = 40, right = 10, top = 10, bottom = 30;
+  const size = durationMs(bucket);
   const total = buckets.reduce((n, b) => n + b.count, 0);
-  const bw = (W - pad * 2) / Math.max(1, buckets.length);
+  const yTicks = ticks(Math.max(0, ...buckets.map((b) => b.count)));
+  const yMax = yTicks[yTicks.length - 1];
+  const plotH = H - top - bottom;
+  const bw = (W - left - right) / Math.max(1, buckets.length);
+  const y = (v) => top + plotH - plotH * v / yMax;
+  const reasons = [...new Set(buckets.flatMap((b) => Object.keys(b.by_reason || {})))].sort();
   const chart = svg('svg', {class: 'chart', viewBox: `0 0 ${W} ${H}`, role: 'img', testid: 'arrivals-chart',
-    'data-total': total, 'aria-label': `Dead-letter arrivals per ${bucket}: ${total} in total, at most ${max} in one bucket`});
-  chart.append(svg('text', {x: 2, y: 12}, `${max} per ${bucket.replace('PT', '').toLowerCase()}`));
-  chart.append(svg('line', {x1: pad, y1: H - pad, x2: W - pad, y2: H - pad, stroke: '#b8c0cc'}));
-  buckets.forEach((b, i) => {
-    if (!b.count) return;
-    const bh = (H - pad * 2) * b.count / max;
-    chart.append(svg('rect', {class: 'bar', x: pad + i * bw, y: H - pad - bh, width: Math.max(1, bw - 1), height: bh,
-      'data-start': b.start, 'data-count': b.count}, svg('title', {}, `${b.start}: ${b.count} dead letters`)));
-  });
-  if (buckets.length) {
-    chart.append(svg('text', {x: pad, y: H - 6}, buckets[0].start.replace('T', ' ').slice(0, 16)));
-    chart.append(svg('text', {x: W - pad, y: H - 6, 'text-anchor': 'end'}, 'now'));
+    'data-total': total, 'aria-label': `Dead-letter arrivals per ${bucket}: ${total} in total`});
+  for (const v of yTicks) {
+    chart.append(svg('line', {class: 'grid', x1: left, x2: W - right, y1: y(v), y2: y(v)}));
+    chart.append(svg('text', {x: left - 4, y: y(v) + 3, 'text-anchor': 'end', class: 'tick', testid: 'y-tick'}, v));
   }
-  return h('div', {}, chart, h('p', {class: 'muted', testid: 'arrivals-total'}, `${total} dead letters arrived in this window.`));
+  const spanDays = buckets.length * size > 86400000;
+  const label = new Intl.DateTimeFormat(undefined, spanDays
+    ? {month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit'} : {hour: '2-digit', minute: '2-digit'});
+  const every = Math.max(1, Math.ceil(buckets.length / 6));
+  buckets.forEach((b, i) => {
+    const x = left + i * bw;
+    if (i % every === 0) {
+      chart.append(svg('line', {class: 'axis', x1: x, x2: x, y1: top + plotH, y2: top + plotH + 4}));
+      chart.append(svg('text', {x, y: H - 12, 'text-anchor': 'middle', class: 'tick', testid: 'x-tick'},
+        label.format(new Date(b.start))));
+    }
+    if (!b.count) return;
+    const start = Date.parse(b.start);
+    const from = isoSeconds(start), to = isoSeconds(start + size);
+    const bar = svg('a', {href: '#/dead-letters' + query({queue, from, to}), class: 'bar', testid: 'arrivals-bar',
+      'data-start': from, 'data-end': to, 'data-count': b.count});
+    bar.append(svg('title', {}, `${label.format(new Date(start))}–${label.format(new Date(start + size))}: `
+      + `${b.count} dead letters` + (reasons.length ? ' (' + Object.entries(b.by_reason || {}).map(([r, n]) => `${r} ${n}`).join(', ') + ')' : '')
+      + ' — click to list them'));
+    // stacked by reason, bottom up in legend order; a bucket without a breakdown is one plain bar
+    let base = 0;
+    const parts = reasons.length ? reasons.map((r) => [r, (b.by_reason || {})[r] || 0]) : [['all', b.count]];
+    for (const [reason, n] of parts) {
+      if (!n) continue;
+      bar.append(svg('rect', {class: 'reason-' + reason, x: x + 0.5, width: Math.max(1, bw - 1), y: y(base + n),
+        height: y(base) - y(base + n), 'data-reason': reason}));
+      base += n;
+    }
+    chart.append(bar);
+  });
+  chart.append(svg('line', {class: 'axis', x1: left, x2: W - right, y1: top + plotH, y2: top + plotH}));
+  chart.append(svg('line', {class: 'axis', x1: left, x2: left, y1: top, y2: top + plotH}));
+  return h('div', {class: 'arrivals'}, chart,
+    reasons.length ? h('ul', {class: 'legend', testid: 'arrivals-legend'},
+      reasons.map((r) => h('li', {'data-reason': r}, h('span', {class: 'swatch reason-' + r}), r))) : null,
+    h('p', {class: 'muted', testid: 'arrivals-total'}, `${total} dead letters arrived in this window`
+      + ` (bars per ${bucket.replace(/^PT?/, '').toLowerCase()}, your time zone).`));
 }

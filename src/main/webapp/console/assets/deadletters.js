@@ -1,4 +1,5 @@
-import {LIST_FILTERS, state, h, render, flash, when, statusBadge, kvTable, table, canAct, actionAttrs, viewerNote, get, post, query, filterForm, go} from './core.js';
+import {jobLink} from './jobs.js';
+import {LIST_FILTERS, state, h, render, flash, when, statusBadge, kvTable, table, canAct, actionAttrs, viewerNote, get, post, query, filterForm, go, columnName, attemptCell} from './core.js';
 
 export async function deadLetterList(params, seq) {
   const offset = Number(params.offset || 0);
@@ -88,10 +89,10 @@ export async function deadLetterDetail(id, seq) {
     h('section', {class: 'card'}, h('h2', {}, 'Stack trace'),
       d.stacktrace ? h('pre', {testid: 'stacktrace'}, d.stacktrace) : h('p', {class: 'muted', testid: 'stacktrace'}, 'No stack trace: no exception was thrown in our code for this one.')),
     h('section', {class: 'card'}, h('h2', {}, `Attempts (${attempts.length})`),
-      table(attemptKeys, attempts.map((a) => ({cells: attemptKeys.map((k) => typeof a[k] === 'object' && a[k] !== null ? JSON.stringify(a[k]) : a[k])})), 'attempts')),
+      table(attemptKeys.map(columnName), attempts.map((a) => ({cells: attemptKeys.map((k) => attemptCell(k, a[k]))})), 'attempts')),
     h('section', {class: 'card'}, h('h2', {}, 'Job timeline'),
       job instanceof Error ? h('p', {class: 'muted', testid: 'timeline'}, job.status === 404 ? 'No job was recorded for this message (e.g. a payload that never parsed).' : job.message)
-        : job ? [h('p', {}, 'Job state: ', statusBadge(job.state, 'job-state')),
+        : job ? [h('p', {}, 'Job state: ', statusBadge(job.state, 'job-state'), ' ', jobLink(d.message_id, d.source_queue, 'Open the job')),
           table(['At', 'Event', 'Detail', 'By'], (job.timeline || []).map((e) => ({cells: [when(e.at), e.type, e.detail, e.actor]})), 'timeline')]
           : h('p', {class: 'muted', testid: 'timeline'}, 'No message id, so no job.')),
     h('section', {class: 'card'}, h('h2', {}, 'Status history'),

@@ -1,3 +1,4 @@
+import {jobLink} from './jobs.js';
 import {REDRIVE_FILTERS, state, h, render, flash, when, statusBadge, kvTable, table, canAct, actionAttrs, viewerNote, get, post, errorBox, filterForm} from './core.js';
 
 // ------------------------------------------------------------------ redrives
@@ -139,7 +140,7 @@ export function currentPhase(r) {
 
 export function entryTable(entries, testid) {
   return table(['Dead letter', 'Message id', 'Queue', 'Reason', 'Lap', 'Phase', 'Outcome', 'Published', 'Revision', 'Detail'],
-    entries.map((e) => ({e, cells: [h('a', {href: '#/dead-letters/' + e.dead_letter_id}, '#' + e.dead_letter_id), h('code', {}, e.message_id),
+    entries.map((e) => ({e, cells: [h('a', {href: '#/dead-letters/' + e.dead_letter_id}, '#' + e.dead_letter_id), jobLink(e.message_id, e.queue, h('code', {}, e.message_id)),
       e.queue, e.reason, e.lap, e.phase, statusBadge(e.outcome, 'entry-outcome'), when(e.published_at), e.revision, e.detail]})),
     testid, (x) => ({testid: 'entry-row', 'data-dead-letter-id': x.e.dead_letter_id, 'data-outcome': x.e.outcome}));
 }

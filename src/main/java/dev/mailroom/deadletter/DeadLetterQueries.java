@@ -108,8 +108,15 @@ public class DeadLetterQueries {
                 ((Number) r[4]).longValue(), (Instant) r[5], (Instant) r[6])).toList();
     }
 
-    /** Dead letters that arrived (by {@code failed_at}) in [start, start + bucket). */
-    public record Arrivals(Instant start, long count) { }
+    /**
+     * Dead letters that arrived (by {@code failed_at}) in [start, start + bucket): {@code count} in all, and
+     * {@code byReason} per dead-letter reason (only the reasons that occur; the console stacks the bars by them).
+     */
+    public record Arrivals(Instant start, long count, Map<String, Long> byReason) {
+        public Arrivals(Instant start, long count) {
+            this(start, count, Map.of());
+        }
+    }
 
     /** Most buckets one arrivals query answers (a week of minutes is too many for a chart). */
     public static final int MAX_BUCKETS = 2000;
@@ -128,22 +135,23 @@ public class DeadLetterQueries {
         // as a literal (a validated long) so that the select and the group by are one expression; floor
         // through function() because WildFly asks Hibernate for strict JPA compliance.
         String bucketOf = "function('floor', extract(epoch from d.failedAt) / " + seconds + ")";
-        StringBuilder jpql = new StringBuilder("select " + bucketOf + ", count(d) from DeadLetter d"
+        StringBuilder jpql = new StringBuilder("select " + bucketOf + ", d.reason, count(d) from DeadLetter d"
                 + " where d.failedAt >= :from and d.failedAt < :to");
         if (queue != null) {
             jpql.append(" and d.sourceQueue = :queue");
         }
-        jpql.append(" group by ").append(bucketOf);
+        jpql.append(" group by ").append(bucketOf).append(", d.reason");
         List<Arrivals> empty = arrivalBuckets(Map.of(), from, now, bucket);
         Instant to = empty.isEmpty() ? from : empty.get(empty.size() - 1).start().plus(bucket);
         var q = em.createQuery(jpql.toString(), Object[].class).setParameter("from", from).setParameter("to", to);
         if (queue != null) {
             q.setParameter("queue", queue);
         }
-        Map<Instant, Long> counts = new java.util.HashMap<>();
-        q.getResultStream().forEach(r -> counts.put(Instant.ofEpochSecond(((Number) r[0]).longValue() * seconds),
-                ((Number) r[1]).longValue()));
-        return arrivalBuckets(counts, from, now, bucket);
+        Map<Instant, Map<String, Long>> counts = new java.util.HashMap<>();
+        q.getResultStream().forEach(r -> counts.computeIfAbsent(
+                Instant.ofEpochSecond(((Number) r[0]).longValue() * seconds), k -> new java.util.TreeMap<>())
+                .merge((String) r[1], ((Number) r[2]).longValue(), Long::sum));
+        return arrivalBucketsByReason(counts, from, now, bucket);
     }
 
     /**
@@ -178,6 +186,16 @@ public class DeadLetterQueries {
             result.add(new Arrivals(start, countsByStart.getOrDefault(start, 0L)));
         }
         return result;
+    }
+
+    /** {@link #arrivalBuckets} with each bucket's counts per reason; a bucket's count is their sum. */
+    public static List<Arrivals> arrivalBucketsByReason(Map<Instant, Map<String, Long>> countsByStart, Instant from,
+                                                        Instant now, java.time.Duration bucket) {
+        return arrivalBuckets(Map.of(), from, now, bucket).stream().map(b -> {
+            Map<String, Long> byReason = countsByStart.getOrDefault(b.start(), Map.of());
+            return new Arrivals(b.start(), byReason.values().stream().mapToLong(Long::longValue).sum(),
+                    Map.copyOf(byReason));
+        }).toList();
     }
 
     private static void where(StringBuilder jpql, Map<String, Object> params, Filter f) {

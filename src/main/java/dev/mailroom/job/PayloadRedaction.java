@@ -63,6 +63,14 @@ public record PayloadRedaction(Set<String> fields) {
         return redacted == null ? null : redacted.getBytes(StandardCharsets.UTF_8);
     }
 
+    /**
+     * A job recipient's address as a viewer sees it: masked when its kind ({@code to}, {@code cc}, {@code bcc})
+     * is one of the fields, as that member of the payload would be.
+     */
+    public String recipient(String kind, String address) {
+        return fields.contains(kind) ? MASK : address;
+    }
+
     /** Whether any field would be masked: nothing to redact when the list is empty. */
     public boolean isEmpty() {
         return fields.isEmpty();

@@ -41,6 +41,21 @@ class DeadLetterArrivalsTest {
     }
 
     @Test
+    void eachBucketCountsItsReasonsAndTheirSum() {
+        Instant from = DeadLetterQueries.arrivalsFrom(Duration.ofMinutes(15), 1, NOW);
+        List<DeadLetterQueries.Arrivals> buckets = DeadLetterQueries.arrivalBucketsByReason(Map.of(
+                Instant.parse("2026-11-30T09:15:00Z"), Map.of("poison", 2L, "retries_exhausted", 3L),
+                Instant.parse("2026-11-30T08:45:00Z"), Map.of("poison", 7L)),   // before the window: ignored
+                from, NOW, Duration.ofMinutes(15));
+
+        assertThat(buckets).hasSize(5);
+        assertThat(buckets.get(1).count()).isEqualTo(5);
+        assertThat(buckets.get(1).byReason()).containsOnly(Map.entry("poison", 2L), Map.entry("retries_exhausted", 3L));
+        assertThat(buckets.get(0).byReason()).isEmpty();
+        assertThat(buckets).extracting(DeadLetterQueries.Arrivals::count).containsExactly(0L, 5L, 0L, 0L, 0L);
+    }
+
+    @Test
     void noTimesGivesZeroBuckets() {
         Instant from = DeadLetterQueries.arrivalsFrom(Duration.ofHours(1), 24, NOW);
         List<DeadLetterQueries.Arrivals> buckets = DeadLetterQueries.arrivalBuckets(Map.of(), from, NOW,

@@ -2,14 +2,15 @@ package dev.mailroom.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mailroom.it.support.ConsoleScreenshots;
 import dev.mailroom.it.support.ItEnvironment;
 import dev.mailroom.testsupport.SmtpTestServer;
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,6 @@ import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -60,24 +60,13 @@ class ConsoleBrowserIT {
     private Path profileDir;
 
     /**
-     * A screenshot and the page source of the failing moment, in {@code <build dir>/console-screenshots} (taken
-     * right after the test method, before {@code @AfterEach} closes the browser).
+     * A screenshot and the page source of the failing moment, in {@code target/console-screenshots} (taken right
+     * after the test method, before {@code @AfterEach} closes the browser).
      */
     @RegisterExtension
     final AfterTestExecutionCallback screenshots = context -> {
-        if (driver == null || context.getExecutionException().isEmpty()) {
-            return;
-        }
-        try {
-            Path dir = ItEnvironment.workDir().getParent().resolve("console-screenshots");
-            Files.createDirectories(dir);
-            String name = context.getRequiredTestMethod().getName();
-            File shot = ((ChromeDriver) driver).getScreenshotAs(OutputType.FILE);
-            Files.copy(shot.toPath(), dir.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
-            Files.writeString(dir.resolve(name + ".html"), driver.getCurrentUrl() + "\n" + driver.getPageSource());
-            System.err.println("[console-it] screenshot of the failure in " + dir.resolve(name + ".png"));
-        } catch (IOException | RuntimeException e) {
-            System.err.println("[console-it] no screenshot: " + e);
+        if (driver != null && context.getExecutionException().isPresent()) {
+            ConsoleScreenshots.failure(driver, context.getRequiredTestMethod().getName());
         }
     };
 
@@ -110,14 +99,14 @@ class ConsoleBrowserIT {
         waitFor(d -> {
             List<WebElement> cards = d.findElements(By.cssSelector("[data-testid=queue-card][data-queue='mail.send']"));
             return !cards.isEmpty() && number(cards.get(0).findElement(testId("open-count")).getText()) >= 5;
-        }, DEAD_LETTERED, "dashboard: mail.send with at least 5 open dead letters", true);
-        WebElement card = driver.findElement(By.cssSelector("[data-testid=queue-card][data-queue='mail.send']"));
-        assertThat(card.findElement(testId("oldest-age")).getText()).isNotBlank().isNotEqualTo("—");
-        wait(WAIT).until(d -> !card.findElements(testId("arrivals-chart")).isEmpty());
-        assertThat(Integer.parseInt(card.findElement(testId("arrivals-chart")).getAttribute("data-total")))
-                .isGreaterThanOrEqualTo(5);
-        assertThat(card.findElements(By.cssSelector("[data-testid=failure-group][data-reason=manual_review]")))
-                .isNotEmpty();
+        }, DEAD_LETTERED, "dashboard: mail.send with at least 5 open dead letters (it refreshes itself)", false);
+        // the dashboard repaints itself: each check finds the card afresh (a repaint between two checks is fine)
+        By card = By.cssSelector("[data-testid=queue-card][data-queue='mail.send']");
+        waitFor(d -> !d.findElement(card).findElement(testId("oldest-age")).getText().isBlank()
+                && !"—".equals(d.findElement(card).findElement(testId("oldest-age")).getText())
+                && Integer.parseInt(d.findElement(card).findElement(testId("arrivals-chart")).getAttribute("data-total")) >= 5
+                && !d.findElement(card).findElements(By.cssSelector("[data-testid=failure-group][data-reason=manual_review]"))
+                        .isEmpty(), WAIT, "dashboard: oldest age, arrivals and the manual_review group", false);
 
         // the list, filtered by campaign, then by reason
         click(testId("nav-dead-letters"));
@@ -228,7 +217,7 @@ class ConsoleBrowserIT {
             signIn("operator", "operator-pass");
             By card = By.cssSelector("[data-testid=queue-card][data-queue='" + bulk + "']");
             waitFor(d -> !d.findElements(card).isEmpty() && !d.findElement(card).findElements(testId("paused-badge")).isEmpty(),
-                    WAIT, "dashboard: " + bulk + " shows it is paused", true);
+                    WAIT, "dashboard: " + bulk + " shows it is paused (it refreshes itself)", false);
             WebElement banner = driver.findElement(card).findElement(testId("paused-banner"));
             assertThat(banner.getAttribute("data-reason")).isEqualTo("operator");
             assertThat(banner.findElement(testId("paused-badge")).getText()).contains("operator");
@@ -237,6 +226,109 @@ class ConsoleBrowserIT {
             waitFor(d -> d.findElements(card).size() == 1 && d.findElement(card).findElements(testId("paused-banner")).isEmpty(),
                     WAIT, "dashboard: " + bulk + " consuming again", false);
             assertThat(env.api().getJson("/api/v1/queues").findValuesAsText("paused")).doesNotContain("true");
+        } finally {
+            env.api().post("/api/v1/queues/" + bulk + "/resume", null);
+        }
+    }
+
+    /**
+     * Issue 14 items 6 and 7: the dashboard shows a new dead letter by itself (no reload: a marker set on the page
+     * survives), with its provider answer in the last hour's failures, in a chart whose range is in the URL; its bar
+     * opens the dead-letter list of exactly its time bucket.
+     */
+    @Test
+    void theDashboardUpdatesByItselfAndAChartBarOpensItsBucketsDeadLetters() {
+        String prefix = Jobs.runPrefix("console-live");
+        String campaign = prefix + "campaign";
+        String messageId = prefix + "0";
+        By card = By.cssSelector("[data-testid=queue-card][data-queue='mail.send']");
+
+        startBrowser();
+        signIn("operator", "operator-pass");
+        new Select(wait(WAIT).until(ExpectedConditions.elementToBeClickable(testId("arrivals-range"))))
+                .selectByValue("1:PT5M");
+        wait(WAIT).until(ExpectedConditions.urlContains("range=1%3APT5M"));
+        waitFor(d -> !d.findElements(card).isEmpty()
+                && "1:PT5M".equals(new Select(d.findElement(testId("arrivals-range"))).getFirstSelectedOption()
+                        .getAttribute("value")), WAIT, "dashboard with the 1 h range", false);
+        int openBefore = number(driver.findElement(card).findElement(testId("open-count")).getText());
+        int failedBefore = number(driver.findElement(card).findElement(testId("failed-last-hour")).getText());
+        String asOfBefore = driver.findElement(testId("as-of")).getAttribute("data-as-of");
+        ((JavascriptExecutor) driver).executeScript("window.mailroomNotReloaded = true;");
+
+        smtp.enqueueReply(550, "5.7.1 Message rejected: content violates policy");
+        env.jms().sendText("mail.send", job(messageId, campaign));
+
+        waitFor(d -> number(d.findElement(card).findElement(testId("open-count")).getText()) > openBefore
+                        && number(d.findElement(card).findElement(testId("failed-last-hour")).getText()) > failedBefore,
+                DEAD_LETTERED, "dashboard: a new open dead letter and a failed provider call, without a reload", false);
+        assertThat(((JavascriptExecutor) driver).executeScript("return window.mailroomNotReloaded === true;"))
+                .as("the page was not reloaded").isEqualTo(true);
+        assertThat(driver.findElement(testId("as-of")).getAttribute("data-as-of")).isGreaterThan(asOfBefore);
+        assertThat(driver.findElement(testId("as-of")).findElement(By.tagName("time")).getAttribute("title"))
+                .as("the exact UTC instant on hover").endsWith("Z (UTC)");
+        assertThat(driver.findElement(card).findElement(By.cssSelector(
+                "[data-testid=failed-by-class] li[data-class=content_policy]")).getText()).startsWith("content_policy: ");
+        for (String id : List.of("send-rate", "accepted-last-hour", "retry-backlog", "in-flight")) {
+            assertThat(driver.findElement(card).findElement(testId(id)).getText()).as(id).isNotBlank();
+        }
+
+        // the bar of the bucket the new dead letter arrived in: stacked by reason, with a legend and axes
+        JsonNode dl = env.api().getJson("/api/v1/dead-letters?campaign_id=" + campaign).get("items").get(0);
+        Instant failedAt = Instant.parse(dl.get("failed_at").asText());
+        By bars = By.cssSelector("[data-testid=queue-card][data-queue='mail.send'] [data-testid=arrivals-bar]");
+        String from = wait(WAIT).until(d -> d.findElements(bars).stream()
+                .filter(b -> !Instant.parse(b.getAttribute("data-start")).isAfter(failedAt)
+                        && Instant.parse(b.getAttribute("data-end")).isAfter(failedAt))
+                .map(b -> b.getAttribute("data-start")).findFirst().orElse(null));
+        By bar = By.cssSelector("[data-testid=queue-card][data-queue='mail.send'] [data-testid=arrivals-bar][data-start='"
+                + from + "']");
+        String to = driver.findElement(bar).getAttribute("data-end");
+        assertThat(Duration.between(Instant.parse(from), Instant.parse(to))).isEqualTo(Duration.ofMinutes(5));
+        assertThat(driver.findElement(bar).findElements(By.cssSelector("rect[data-reason=manual_review]"))).hasSize(1);
+        assertThat(driver.findElement(card).findElement(By.cssSelector(
+                "[data-testid=arrivals-legend] [data-reason=manual_review]")).getText()).isEqualTo("manual_review");
+        assertThat(driver.findElement(card).findElements(testId("y-tick")).size()).isGreaterThanOrEqualTo(2);
+        assertThat(driver.findElement(card).findElements(testId("x-tick")).size()).isGreaterThanOrEqualTo(2);
+        ConsoleScreenshots.save(driver, "dashboard");
+
+        wait(WAIT).until(d -> {
+            d.findElement(bar).click();
+            return true;
+        });
+        List<WebElement> rows = waitForListed(messageId);
+        assertThat(driver.getCurrentUrl()).contains("#/dead-letters?").contains("queue=mail.send");
+        assertThat(driver.findElement(testId("filter-from")).getAttribute("value")).isEqualTo(from);
+        assertThat(driver.findElement(testId("filter-to")).getAttribute("value")).isEqualTo(to);
+        List<String> inBucket = new java.util.ArrayList<>();
+        env.api().getJson("/api/v1/dead-letters?queue=mail.send&limit=50&from=" + from + "&to=" + to).get("items")
+                .forEach(i -> inBucket.add(i.get("id").asText()));
+        assertThat(rows).extracting(r -> r.getAttribute("data-id")).as("exactly the bucket's dead letters")
+                .containsExactlyInAnyOrderElementsOf(inBucket);
+    }
+
+    /** Issue 14 item 6: Pause then Resume from the dashboard; the badge changes and the API agrees each time. */
+    @Test
+    void anOperatorPausesAndResumesAQueueFromTheDashboard() {
+        String bulk = "mail.send.bulk";
+        By card = By.cssSelector("[data-testid=queue-card][data-queue='" + bulk + "']");
+        try {
+            startBrowser();
+            signIn("operator", "operator-pass");
+            waitFor(d -> !d.findElements(card).isEmpty(), WAIT, "dashboard: " + bulk, false);
+            assertThat(driver.findElement(card).findElement(testId("queue-state")).getAttribute("data-state"))
+                    .isEqualTo("consuming");
+            driver.findElement(card).findElement(testId("queue-pause-button")).click();
+            waitFor(d -> "paused".equals(d.findElement(card).findElement(testId("queue-state")).getAttribute("data-state")),
+                    WAIT, "dashboard: " + bulk + " paused", false);
+            assertThat(driver.findElement(card).findElement(testId("paused-badge")).getText()).contains("operator");
+            assertThat(paused(bulk)).as("the API: paused").isTrue();
+
+            driver.findElement(card).findElement(testId("queue-resume-button")).click();
+            waitFor(d -> "consuming".equals(d.findElement(card).findElement(testId("queue-state")).getAttribute("data-state")),
+                    WAIT, "dashboard: " + bulk + " consuming again", false);
+            assertThat(driver.findElement(card).findElements(testId("paused-banner"))).isEmpty();
+            assertThat(paused(bulk)).as("the API: consuming").isFalse();
         } finally {
             env.api().post("/api/v1/queues/" + bulk + "/resume", null);
         }
@@ -302,6 +394,84 @@ class ConsoleBrowserIT {
         wait(WAIT).until(ExpectedConditions.textToBe(testId("dl-status"), "open"));
     }
 
+    @Test
+    void aBouncedPermanentJobIsFoundByItsRecipientAndOpenedAndBackKeepsTheSearch() {
+        String prefix = Jobs.runPrefix("console-jobs");
+        String recipient = prefix + "gone@example.com";
+        String bounced = prefix + "bounced";
+        String sent = prefix + "sent";
+        // the relay refuses the first one for good (no such mailbox: bounced_permanent, no retry), takes the second
+        smtp.enqueueReply(550, "5.1.1 <" + recipient + ">: Recipient address rejected: User unknown");
+        env.jms().sendText("mail.send", jobTo(bounced, recipient));
+        env.api().awaitJson("/api/v1/jobs/" + bounced, j -> "bounced_permanent".equals(j.path("state").asText()), DEAD_LETTERED);
+        env.jms().sendText("mail.send", jobTo(sent, recipient));
+        env.api().awaitJson("/api/v1/jobs/" + sent, j -> "sent_to_provider".equals(j.path("state").asText()), DEAD_LETTERED);
+
+        startBrowser();
+        signIn("operator", "operator-pass");
+        click(testId("nav-jobs"));
+        // as support types it: a display name and capitals; the search normalises it
+        setField("filter-recipient", "Gone Person <" + recipient.toUpperCase(java.util.Locale.ROOT) + ">");
+        click(testId("job-filter-submit"));
+        waitFor(d -> d.findElements(testId("job-row")).size() == 2, WAIT, "two jobs to " + recipient, false);
+        assertThat(driver.findElements(testId("job-row"))).extracting(r -> r.getAttribute("data-message-id"))
+                .containsExactly(sent, bounced);
+        setField("filter-state", "bounced_permanent");
+        click(testId("job-filter-submit"));
+        waitFor(d -> d.getCurrentUrl().contains("state=bounced_permanent") && d.findElements(testId("job-row")).size() == 1
+                && bounced.equals(d.findElement(testId("job-row")).getAttribute("data-message-id")), WAIT,
+                "only the bounced_permanent job", false);
+        assertThat(driver.findElement(testId("job-table")).getText()).contains("Recipients").contains(recipient);
+
+        driver.findElement(testId("job-row")).findElement(testId("job-link")).click();
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "bounced_permanent"));
+        assertThat(driver.findElement(testId("job-attempts")).getText()).contains("550").contains("5.1.1")
+                .contains("permanent_recipient");
+        assertThat(driver.findElements(testId("recipient-row"))).extracting(r -> r.getAttribute("data-address"))
+                .containsExactly(recipient);
+        assertThat(driver.findElements(testId("timeline-row"))).isNotEmpty();
+        screenshot("job-page-bounced-permanent");
+
+        click(testId("back-to-jobs"));
+        waitFor(d -> d.getCurrentUrl().contains("state=bounced_permanent") && d.getCurrentUrl().contains("recipient=")
+                && d.findElements(testId("job-row")).size() == 1, WAIT, "back on the same search", false);
+        assertThat(driver.findElement(testId("filter-recipient")).getAttribute("value")).containsIgnoringCase(recipient);
+
+        // a bad value is explained next to the form, the form stays
+        setField("filter-from", "2026-11-30 23:00");
+        click(testId("job-filter-submit"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("job-search-error")));
+        assertThat(driver.findElement(testId("job-search-error")).getText()).contains("from");
+        assertThat(driver.findElements(testId("job-filter"))).hasSize(1);
+    }
+
+    @Test
+    void aJobPageShowsTheDeliveryEventsOfItsTimeline() throws Exception {
+        String prefix = Jobs.runPrefix("console-delivery");
+        String recipient = prefix + "reader@example.com";
+        String id = prefix + "1";
+        env.jms().sendText("mail.send", jobTo(id, recipient));
+        env.api().awaitJson("/api/v1/jobs/" + id, j -> "sent_to_provider".equals(j.path("state").asText()), DEAD_LETTERED);
+        var answer = WebhookIT.post("generic", "msg_" + java.util.UUID.randomUUID(), WebhookIT.serverNow(),
+                "{\"event_type\":\"delivered\",\"message_id\":\"" + id + "\",\"recipient\":\"" + recipient
+                        + "\",\"description\":\"250 2.0.0 OK console\"}", ItEnvironment.WEBHOOK_SECRET);
+        assertThat(answer.statusCode()).as(answer.body()).isEqualTo(202);
+        env.api().awaitJson("/api/v1/jobs/" + id, j -> "delivered".equals(j.path("state").asText()), DEAD_LETTERED);
+
+        startBrowser();
+        signIn("viewer", "viewer-pass");
+        click(testId("nav-jobs"));
+        setField("filter-message_id", id);
+        click(testId("job-filter-submit"));
+        waitFor(d -> d.findElements(testId("job-row")).size() == 1, WAIT, "the job by its message id", false);
+        assertThat(driver.findElement(testId("job-row")).getAttribute("data-state")).isEqualTo("delivered");
+        driver.findElement(testId("job-row")).findElement(testId("job-link")).click();
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "delivered"));
+        WebElement delivery = driver.findElement(By.cssSelector("[data-testid=timeline-row][data-type=delivery_delivered]"));
+        assertThat(delivery.getText()).contains(recipient).contains("250 2.0.0 OK console");
+        screenshot("job-page-delivered");
+    }
+
     // ------------------------------------------------------------------------------------------ helpers
 
     private static String job(String messageId, String campaign) {
@@ -310,6 +480,25 @@ class ConsoleBrowserIT {
                  "from": "Mailroom IT <noreply@example.com>", "to": ["alice@example.com"],
                  "subject": "Hello %s", "text": "Hi Alice, this is %s."}""".formatted(messageId, campaign, messageId,
                 messageId);
+    }
+
+    private static String jobTo(String messageId, String recipient) {
+        return """
+                {"schema_version": 1, "message_id": "%s", "tenant": "console-it", "campaign_id": "console-jobs",
+                 "from": "Mailroom IT <noreply@example.com>", "to": ["%s"],
+                 "subject": "Hello %s", "text": "Hi, this is %s."}""".formatted(messageId, recipient, messageId, messageId);
+    }
+
+    /** A screenshot of the page as it is now, {@code <build dir>/console-screenshots/<name>.png}, on every run. */
+    private void screenshot(String name) throws IllegalStateException {
+        try {
+            Path dir = ItEnvironment.workDir().getParent().resolve("console-screenshots");
+            Files.createDirectories(dir);
+            Files.copy(((ChromeDriver) driver).getScreenshotAs(OutputType.FILE).toPath(), dir.resolve(name + ".png"),
+                    StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new IllegalStateException("screenshot " + name, e);
+        }
     }
 
     private void startBrowser() {
@@ -413,6 +602,23 @@ class ConsoleBrowserIT {
             }
             return false;
         }, DEAD_LETTERED, "dead-letter list " + urlPart + " with " + n + " rows", false);
+        return driver.findElements(testId("dl-row"));
+    }
+
+    private boolean paused(String queue) {
+        for (JsonNode q : env.api().getJson("/api/v1/queues")) {
+            if (queue.equals(q.get("queue").asText())) {
+                return q.get("paused").asBoolean();
+            }
+        }
+        throw new AssertionError("no queue " + queue + " in GET /api/v1/queues");
+    }
+
+    /** Waits until the dead-letter list shown lists {@code messageId} (without submitting: the URL is the filter). */
+    private List<WebElement> waitForListed(String messageId) {
+        waitFor(d -> d.getCurrentUrl().contains("#/dead-letters?") && !d.findElements(By.cssSelector(
+                "[data-testid=dl-row][data-message-id='" + messageId + "']")).isEmpty(), WAIT,
+                "dead-letter list with " + messageId, false);
         return driver.findElements(testId("dl-row"));
     }
 

@@ -98,6 +98,19 @@ class JmxIT {
     }
 
     @Test
+    void everyProviderHasABreakerMBeanThatAgreesWithTheApi() throws Exception {
+        JsonNode providers = ItEnvironment.get().api().getJson("/api/v1/providers");
+        assertThat(providers.size()).isGreaterThan(0);
+        for (JsonNode p : providers) {
+            ObjectName name = new ObjectName("mailroom:type=ProviderBreaker,provider=" + p.path("name").asText());
+            assertThat(jmx.isRegistered(name)).as("MBean %s", name).isTrue();
+            assertThat(jmx.getAttribute(name, "Provider")).isEqualTo(p.path("name").asText());
+            assertThat(jmx.getAttribute(name, "Kind")).isEqualTo(p.path("kind").asText());
+            assertThat(jmx.getAttribute(name, "BreakerState")).isEqualTo(p.path("state").asText());
+        }
+    }
+
+    @Test
     void attributesAgreeWithTheApiAndADeadLetterIsDiscardedThroughJmx() throws Exception {
         long newestBefore = newestDeadLetterId();
         api.awaitJson("/api/v1/dead-letters/stats", s -> true, Duration.ofSeconds(30));

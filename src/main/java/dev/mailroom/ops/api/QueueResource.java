@@ -1,5 +1,6 @@
 package dev.mailroom.ops.api;
 
+import dev.mailroom.job.SendActivity;
 import dev.mailroom.platform.BrokerQueues;
 import dev.mailroom.platform.ConsumerControl;
 import dev.mailroom.platform.MailroomConfig;
@@ -15,12 +16,15 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import dev.mailroom.stopline.LineState;
 import dev.mailroom.stopline.StopLine;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
- * {@code GET /api/v1/queues}: per send queue its depth, messages in flight, its DLQ's depth, and whether its
- * consumers are paused on this node. {@code POST /api/v1/queues/{queue}/pause} and {@code /resume}: stop and
+ * {@code GET /api/v1/queues}: per send queue its depth, messages in flight, scheduled (the retry backlog), its DLQ's
+ * depth, whether its consumers are paused on this node, and its send rate and accepted / failed (by class)
+ * provider calls over the last hour. {@code POST /api/v1/queues/{queue}/pause} and {@code /resume}: stop and
  * start the queue's consumers on this node ({@link ConsumerControl}); an unknown queue is a 404.
  */
 @Path("/v1/queues")
@@ -32,10 +36,18 @@ public class QueueResource {
      *                     {@code dead_letter_rate}, {@code database}, {@code operator}), null while it runs
      * @param pausedDetail what stopped it (the provider's answer, the dead-letter share, ...), null while it runs
      * @param pausedSince  since when, null while it runs
+     * @param scheduled    messages waiting on the broker for a later delivery: the retry backlog (and jobs
+     *                     waiting out a throttle or an open breaker)
+     * @param sentPerMinute         provider calls accepted per minute over the last five minutes ({@link SendActivity},
+     *                              every node's attempts, as the following three)
+     * @param acceptedLastHour      provider calls accepted in the last hour
+     * @param failedLastHour        provider calls that failed in the last hour
+     * @param failedLastHourByClass those failures by failure class
      */
     public record QueueView(String queue, long depth, long inFlight, long scheduled, long consumers,
                             String deadLetterQueue, long deadLetterDepth, boolean paused, String pausedReason,
-                            String pausedDetail, Instant pausedSince) { }
+                            String pausedDetail, Instant pausedSince, double sentPerMinute, long acceptedLastHour,
+                            long failedLastHour, Map<String, Long> failedLastHourByClass) { }
 
     @Inject
     MailroomConfig config;
@@ -45,19 +57,26 @@ public class QueueResource {
     ConsumerControl consumers;
     @Inject
     StopLine stopLine;
+    @Inject
+    SendActivity activity;
+    @Inject
+    Clock clock;
     @Context
     SecurityContext security;
 
     @GET
     public Response queues() {
         try {
+            Map<String, SendActivity.QueueActivity> lately = activity.lastHour(clock.instant());
             List<QueueView> views = config.queues().stream().map(q -> {
                 BrokerQueues.QueueFigures send = broker.figures(q);
                 BrokerQueues.QueueFigures dlq = broker.figures("DLQ." + q);
                 LineState line = stopLine.state(q);
+                SendActivity.QueueActivity a = lately.getOrDefault(q, SendActivity.QueueActivity.NONE);
                 return new QueueView(q, send.depth(), send.inFlight(), send.scheduled(), send.consumers(),
                         dlq.name(), dlq.depth(), consumers.paused(q),
-                        line.paused() ? line.reason().wireName() : null, line.detail(), line.since());
+                        line.paused() ? line.reason().wireName() : null, line.detail(), line.since(),
+                        a.sentPerMinute(), a.acceptedLastHour(), a.failedLastHour(), a.failedByClass());
             }).toList();
             return Response.ok(views).build();
         } catch (BrokerQueues.BrokerUnavailableException e) {

@@ -22,6 +22,7 @@ import javax.management.JMException;
 import dev.mailroom.send.ProviderBreakers;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.StandardMBean;
 
 /**
  * Registers {@code mailroom:type=DeadLetters,queue=<queue>} for every send queue ({@code mailroom.queues}) in
@@ -86,7 +87,9 @@ public class QueueMBeans {
                 if (server.isRegistered(name)) {
                     server.unregisterMBean(name);
                 }
-                server.registerMBean(new ProviderBreakerBean(provider.name(), breakers, door), name);
+                // StandardMBean names the interface: the class's name does not follow the <Class>MBean convention
+                server.registerMBean(new StandardMBean(new ProviderBreakerBean(provider.name(), breakers, door),
+                        ProviderBreakerMBean.class), name);
                 registered.add(name);
             } catch (JMException e) {
                 LOG.log(Level.SEVERE, e, () -> "could not register the JMX MBean of provider " + provider.name());

@@ -1,0 +1,94 @@
+// Jobs: find a job the way support asks ("did the password reset reach alice@…?") and read it whole: state,
+// attempts, timeline (delivery events included), each recipient's delivery state or suppression and why.
+// Uses GET /api/v1/jobs (search, keyset-paged by `cursor`) and GET /api/v1/jobs/{message_id}?queue=.
+import {h, render, when, statusBadge, kvTable, table, get, query, filterForm, go, errorBox} from './core.js';
+
+export const JOB_STATES = ['received', 'sending', 'retry_scheduled', 'sent_to_provider', 'delivered', 'bounced',
+  'complained', 'bounced_permanent', 'dead_lettered', 'discarded', 'duplicate_suppressed', 'unknown'];
+export const JOB_FILTERS = [
+  ['recipient', 'Recipient (alice@example.com, alice* or @example.com)', 'text'], ['message_id', 'Message id', 'text'],
+  ['idempotency_key', 'Idempotency key', 'text'], ['campaign_id', 'Campaign', 'text'], ['tenant', 'Tenant', 'text'],
+  ['state', 'State', JOB_STATES], ['from', 'Received from (ISO instant, e.g. 2026-11-29T10:00:00Z)', 'text'],
+  ['to', 'Received before (ISO instant)', 'text'],
+];
+
+/** A link to a job's page; {@code list} is the search it was found by (kept for "back to the list"). */
+export function jobLink(messageId, queue, label, list) {
+  if (!messageId) return label ?? '—';
+  return h('a', {href: '#/jobs/' + encodeURIComponent(messageId) + query({queue, list}), testid: 'job-link'},
+    label ?? messageId);
+}
+
+export async function jobList(params, seq) {
+  const filters = Object.fromEntries(JOB_FILTERS.map(([n]) => [n, params[n]]));
+  const form = filterForm(JOB_FILTERS, filters, 'job-filter', (v) => go('#/jobs' + query(v)), 'Find jobs',
+    [h('a', {href: '#/jobs', class: 'muted'}, 'Clear')]);
+  const title = h('h1', {}, 'Jobs');
+  const hint = h('p', {class: 'hint'}, 'Newest first. Search by recipient, id, campaign, tenant, state or time, then open a job ',
+    'to see its attempts, its timeline with delivery events, and each recipient\'s delivery state.');
+  const searched = JOB_FILTERS.some(([n]) => filters[n]);
+  if (!searched) {
+    render(seq, title, hint, form, h('p', {class: 'muted', testid: 'job-count'}, 'Showing the newest jobs; search to narrow.'));
+  } else {
+    render(seq, title, hint, form, h('p', {class: 'muted'}, 'Searching…'));
+  }
+  let page;
+  try {
+    page = await get('/jobs' + query({...filters, cursor: params.cursor, limit: 50}));
+  } catch (e) {
+    if (e.status !== 400) throw e;
+    // a bad value is the form's problem, not the page's: say which field next to the form
+    return render(seq, title, hint, form, errorBox(e, 'job-search-error'));
+  }
+  const list = query({...filters, cursor: params.cursor}).slice(1);
+  const rows = page.items.map((j) => ({j, cells: [
+    jobLink(j.message_id, j.queue, h('code', {}, j.message_id), list), statusBadge(j.state), j.queue,
+    (j.recipients || []).join(', '), j.tenant, j.campaign_id, when(j.received_at), when(j.updated_at)]}));
+  render(seq, title, hint, form,
+    h('p', {testid: 'job-count'}, `${page.items.length} shown${page.next ? ' (more on the next page)' : ''}${params.cursor ? ', continuing an earlier page' : ''}.`),
+    table(['Message id', 'State', 'Queue', 'Recipients', 'Tenant', 'Campaign', 'Received', 'Last change'], rows, 'job-table',
+      (r) => ({testid: 'job-row', 'data-message-id': r.j.message_id, 'data-state': r.j.state, 'data-id': r.j.id})),
+    h('div', {class: 'pager'},
+      params.cursor ? h('a', {href: '#/jobs' + query(filters)}, '← Newest') : null,
+      page.next ? h('a', {href: '#/jobs' + query({...filters, cursor: page.next}), testid: 'job-next-page'}, 'Next page →') : null));
+}
+
+export async function jobPage(messageId, params, seq) {
+  render(seq, h('h1', {}, `Job ${messageId}`), h('p', {class: 'muted'}, 'Loading…'));
+  const back = h('p', {}, h('a', {href: '#/jobs' + (params.list ? '?' + params.list : ''), testid: 'back-to-jobs'}, '← Back to the list'));
+  let j;
+  try {
+    j = await get('/jobs/' + encodeURIComponent(messageId) + query({queue: params.queue}));
+  } catch (e) {
+    if (e.status !== 404 && e.status !== 409) throw e;
+    return render(seq, back, h('h1', {}, `Job ${messageId}`), errorBox(e, 'job-error'));
+  }
+  const recipients = j.recipients || [];
+  const suppressed = recipients.filter((r) => r.delivery_state === 'suppressed');
+  render(seq, back,
+    h('h1', {}, `Job ${j.message_id} `, statusBadge(j.state, 'job-page-state')),
+    suppressed.length ? h('p', {class: 'error', testid: 'job-suppressed-note'},
+      `Not sent to ${suppressed.map((r) => r.address).join(', ')}: suppressed (see why below).`) : null,
+    h('section', {class: 'card'}, h('h2', {}, 'Job'), kvTable([
+      ['State', statusBadge(j.state), 'job-field-state'], ['Queue', j.queue], ['Message id', j.message_id, 'job-field-message-id'],
+      ['Idempotency key', j.idempotency_key], ['Tenant', j.tenant], ['Campaign', j.campaign_id], ['Category', j.category],
+      ['Provider', j.provider], ['Provider message id', j.provider_message_id], ['Attempts (that used a retry)', j.attempt_count],
+      ['Provider calls', j.provider_calls], ['Trace id', j.trace_id], ['Received', when(j.received_at)],
+      ['Sent', when(j.sent_at)], ['Last change', when(j.updated_at)], ['Expires (validity window)', when(j.expires_at)],
+      ['Dead letters of this job', h('a', {href: '#/dead-letters' + query({message_id: j.message_id, queue: j.queue})}, 'look for them')],
+    ], 'job-summary')),
+    h('section', {class: 'card'}, h('h2', {}, `Recipients (${recipients.length})`),
+      table(['Kind', 'Address', 'Delivery state', 'Detail (provider\'s words, or why suppressed)', 'At'],
+        recipients.map((r) => ({r, cells: [r.kind, r.address, statusBadge(r.delivery_state ?? 'not yet known'),
+          r.delivery_detail, when(r.delivery_at)]})), 'job-recipients',
+        (x) => ({testid: 'recipient-row', 'data-address': x.r.address, 'data-delivery-state': x.r.delivery_state ?? ''}))),
+    h('section', {class: 'card'}, h('h2', {}, `Attempts (${(j.attempts || []).length})`),
+      table(['#', 'Provider', 'Started', 'Finished', 'Outcome', 'Code', 'Enhanced code', 'Provider\'s answer', 'Error type',
+        'Failure class', 'Used a retry', 'Decision'], (j.attempts || []).map((a) => ({cells: [a.number, a.provider,
+        when(a.started_at), when(a.finished_at), a.outcome, a.code, a.enhanced_code, a.response, a.error_type,
+        a.failure_class, a.consumed_attempt ? 'yes' : 'no', a.decision]})), 'job-attempts')),
+    h('section', {class: 'card'}, h('h2', {}, 'Timeline'),
+      table(['At', 'Event', 'Detail', 'By'], (j.timeline || []).map((e) => ({e, cells: [when(e.at),
+        e.type.startsWith('delivery_') ? h('strong', {}, e.type) : e.type, e.detail, e.actor]})), 'job-timeline',
+        (x) => ({testid: 'timeline-row', 'data-type': x.e.type}))));
+}
