@@ -60,6 +60,11 @@ public class StopLine {
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
     /** Queues whose consumers or record may not match their line yet (a switch failed, or is on its way). */
     private final Set<String> unsettled = ConcurrentHashMap.newKeySet();
+    /**
+     * What this node last wrote to (or read from) each queue's row: a line is written only when it differs, never
+     * again on every tick, so this node does not write back a pause another node has since cleared.
+     */
+    private final Map<String, LineState> lastRecorded = new ConcurrentHashMap<>();
     /** Counts every change of any line, so {@link #follow} can tell that one happened while it read the rows. */
     private final java.util.concurrent.atomic.AtomicLong changes = new java.util.concurrent.atomic.AtomicLong();
 
@@ -202,6 +207,7 @@ public class StopLine {
         synchronized (lock(queue)) {
             if (!state(queue).paused()) {
                 lines.put(queue, recorded);
+                lastRecorded.put(queue, recorded);
                 changes.incrementAndGet();
                 unsettled.add(queue);
                 LOG.warning(() -> "line of " + queue + " restored as stopped (" + recorded.reason().wireName()
@@ -267,7 +273,7 @@ public class StopLine {
 
     /**
      * Applies the pauses other nodes recorded (or cleared) to this node's lines: a queue paused on any node is
-     * paused on every node, and a resume anywhere resumes it everywhere. {@code before} was taken before
+     * paused on every node (with the recorded reason), and a resume anywhere resumes it everywhere. {@code before} was taken before
      * {@code recorded} was read; if any line changed here since, nothing is applied (the next tick looks
      * again). A line stopped because this node cannot reach the database is its own and is not touched.
      * The consumers follow at the probe's {@link #reconcile}. Returns how many lines changed.
@@ -284,7 +290,9 @@ public class StopLine {
                 }
                 LineState line = e.getValue();
                 LineState next;
-                if (row != null && !line.paused()) {
+                if (row != null && (!line.paused() || row.reason() != line.reason())) {
+                    // stopped elsewhere, or stopped here for one reason and recorded by another node for another
+                    // (an operator's): the record wins, so this node's own reason ending cannot clear it
                     next = row;
                 } else if (row == null && line.paused() && line.reason() != PauseReason.DATABASE) {
                     next = LineState.RUNNING;
@@ -292,6 +300,7 @@ public class StopLine {
                     continue;
                 }
                 lines.put(queue, next);
+                lastRecorded.put(queue, next); // it is what the row says: nothing to write back
                 expected = changes.incrementAndGet();
                 unsettled.add(queue);
                 changed++;
@@ -317,12 +326,16 @@ public class StopLine {
             if (line.reason() == PauseReason.DATABASE) {
                 return true; // cannot be written, and ends when the database answers
             }
+            if (line.equals(lastRecorded.get(queue))) {
+                return true;
+            }
             try {
                 if (line.paused()) {
                     records.save(queue, line);
                 } else {
                     records.delete(queue);
                 }
+                lastRecorded.put(queue, line);
                 return true;
             } catch (Exception e) { // the transaction's commit may throw a checked RollbackException through the proxy
                 unsettled.add(queue);

@@ -144,6 +144,37 @@ class StopLineTest {
         assertThat(started).isEmpty();
     }
 
+    /** Stopped here by the providers, by an operator on another node: the operator's record wins, and holds. */
+    @Test
+    void anOperatorPauseRecordedElsewhereOutlivesThisNodesOwnProviderPause() {
+        line.breakerChanged(new BreakerStateChanged("relay-a", "open", T0, "connection refused"));
+        line.reconcile(BULK);
+        assertThat(line.state(BULK).reason()).isEqualTo(PauseReason.PROVIDERS_OPEN);
+        records.put(BULK, LineState.stopped(PauseReason.OPERATOR, "paused by alice on node-b", T0.plusSeconds(5)));
+
+        assertThat(line.follow(line.settled(), line.records.all())).isEqualTo(1);
+        assertThat(line.state(BULK).reason()).isEqualTo(PauseReason.OPERATOR);
+
+        line.breakerChanged(new BreakerStateChanged("relay-a", "closed", T0.plusSeconds(40), null));
+        assertThat(line.admits(BULK)).as("the breaker closing does not end an operator's pause").isFalse();
+        assertThat(records.get(BULK).reason()).isEqualTo(PauseReason.OPERATOR);
+    }
+
+    /** Paused here and recorded; resumed on another node (row gone): this node's ticks do not write it back. */
+    @Test
+    void aPauseOfThisNodeClearedElsewhereIsNotWrittenBackByTheNextTick() {
+        line.answered(SEND, "relay-a", FailureClass.SYSTEMIC, "535");
+        assertThat(records).containsKey(SEND);
+        records.remove(SEND); // node-b's operator resumed it
+
+        line.reconcile(SEND); // the probe's tick, before it reads the rows
+        assertThat(records).as("not written back").doesNotContainKey(SEND);
+        assertThat(line.follow(line.settled(), line.records.all())).isEqualTo(1);
+        line.reconcile(SEND);
+        assertThat(line.admits(SEND)).isTrue();
+        assertThat(consumersPaused.get(SEND)).isFalse();
+    }
+
     /** A line that changed here while the rows were read is not overwritten by that older read. */
     @Test
     void aLocalStopBetweenTakingStockAndReadingTheRowsIsNotUndone() {
