@@ -7,6 +7,7 @@
 //   #/redrives              recent redrives
 //   #/redrives/new?...      plan a redrive (dry run)
 //   #/redrives/{id}         review a plan, run it, watch it, read its recovery record
+//   #/suppressions?...      the suppression list: filter, add, lift (suppressions.js)
 // Every request carries X-Mailroom-Console: 1; every write also X-CSRF-Token. A 401 goes to login.html.
 // This module only routes; each page lives in its own module (dashboard.js, deadletters.js, redrives.js) and
 // everything they share (DOM helpers, formatting, the API client, filter forms) in core.js.
@@ -16,6 +17,7 @@ import {dashboard} from './dashboard.js';
 import {deadLetterList, deadLetterDetail} from './deadletters.js';
 import {redriveList, redrivePlanForm, redrivePage} from './redrives.js';
 import {jobList, jobPage} from './jobs.js';
+import {suppressionList} from './suppressions.js';
 
 // ------------------------------------------------------------------ routing
 
@@ -38,6 +40,7 @@ async function route() {
     if (parts[0] === 'redrives' && parts.length === 1) return await redriveList(seq);
     if (parts[0] === 'redrives' && parts[1] === 'new') return await redrivePlanForm(params, seq);
     if (parts[0] === 'redrives' && parts.length === 2) return await redrivePage(parts[1], seq);
+    if (parts[0] === 'suppressions' && parts.length === 1) return await suppressionList(params, seq);
     view(h('h1', {}, 'Not found'), h('p', {}, 'No console page at ', hash, '. '), h('a', {href: '#/'}, 'Go to the dashboard'));
   } catch (e) {
     if (e.status === 401) return;

@@ -49,7 +49,8 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "dev.mailroom.job..", "dev.mailroom.send..", "dev.mailroom.provider..",
                         "dev.mailroom.recoverability..", "dev.mailroom.deadletter..", "dev.mailroom.redrive..",
-                        "dev.mailroom.alert..", "dev.mailroom.ops..", "dev.mailroom.reconcile..")
+                        "dev.mailroom.alert..", "dev.mailroom.ops..", "dev.mailroom.reconcile..",
+                        "dev.mailroom.suppression..")
                 .check(main);
     }
 
@@ -59,7 +60,8 @@ class ArchitectureTest {
                 .should().onlyDependOnClassesThat().resideOutsideOfPackages(
                         "dev.mailroom.job..", "dev.mailroom.send..", "dev.mailroom.deadletter..",
                         "dev.mailroom.redrive..", "dev.mailroom.alert..", "dev.mailroom.ops..",
-                        "dev.mailroom.reconcile..", "dev.mailroom.provider.smtp..", "dev.mailroom.provider.http..",
+                        "dev.mailroom.reconcile..", "dev.mailroom.suppression..", "dev.mailroom.provider.smtp..",
+                        "dev.mailroom.provider.http..",
                         "dev.mailroom.provider.sandbox..")
                 .check(main);
     }
@@ -68,7 +70,8 @@ class ArchitectureTest {
     void capabilities_never_use_the_adapters() {
         noClasses().that().resideInAnyPackage("dev.mailroom.platform..", "dev.mailroom.recoverability..",
                         "dev.mailroom.provider..", "dev.mailroom.job..", "dev.mailroom.send..",
-                        "dev.mailroom.deadletter..", "dev.mailroom.redrive..", "dev.mailroom.reconcile..")
+                        "dev.mailroom.deadletter..", "dev.mailroom.redrive..", "dev.mailroom.reconcile..",
+                        "dev.mailroom.suppression..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.mailroom.ops..", "dev.mailroom.alert..")
                 .check(main);
     }

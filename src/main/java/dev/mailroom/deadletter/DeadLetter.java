@@ -142,8 +142,11 @@ public class DeadLetter {
         this.retentionUntil = retentionUntil;
     }
 
-    /** Moves to {@code next} on behalf of redrive run {@code redriveId} (null: no run holds it). */
-    public void redriveStatus(Status next, String redriveId, Instant at) {
+    /**
+     * Moves to {@code next} on behalf of redrive run {@code redriveId} (null: no run holds it). Package-private
+     * like every change of a counted column: the callers keep {@link DeadLetterCounts} in step.
+     */
+    void redriveStatus(Status next, String redriveId, Instant at) {
         status(next, at);
         this.redriveId = redriveId;
     }

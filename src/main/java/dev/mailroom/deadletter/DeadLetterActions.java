@@ -27,6 +27,8 @@ public class DeadLetterActions {
     DeadLetterCopies copies;
     @Inject
     Clock clock;
+    @Inject
+    DeadLetterCounts counts;
 
     /**
      * Moves a dead letter to {@code to} (held by redrive run {@code redriveId}, or none) with the event
@@ -42,7 +44,9 @@ public class DeadLetterActions {
             copies.remove(DeadLetterCopies.Identity.of(d));
         }
         em.persist(new DeadLetterEvent(d.getId(), now, d.getStatus(), to.name(), actor, why));
+        DeadLetterCounts.Counted before = DeadLetterCounts.Counted.of(d);
         d.redriveStatus(to, redriveId, now);
+        counts.apply(before, DeadLetterCounts.Counted.of(d));
         if (d.getJobId() != null && to != DeadLetter.Status.replaying && to != DeadLetter.Status.replayed) {
             ledger.event(ledger.job(d.getJobId()), "dead_letter_" + to.name(), "by " + actor + ": " + why, now);
         }

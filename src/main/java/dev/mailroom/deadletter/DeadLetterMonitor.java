@@ -21,6 +21,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -68,12 +69,19 @@ public class DeadLetterMonitor {
     DeadLetterCopies copies;
     @Inject
     Clock clock;
+    @Inject
+    DeadLetterCounts counts;
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
     @EJB
     SchemaMigration schema;
     @Inject
     Leases leases;
+
+    /** Dead letters purged per statement (the size of an {@code in} list). */
+    private static final int PURGE_BATCH = 500;
+    /** Dead letters purged per pass at most (each pass is one transaction). */
+    private static final int PURGE_PER_PASS = 5000;
 
     /** When the oldest-age alert last went out per queue: at most once per age limit. */
     private final Map<String, Instant> oldestAlerted = new HashMap<>();
@@ -108,16 +116,29 @@ public class DeadLetterMonitor {
                 .setParameter("now", now).getResultStream()
                 .forEach(r -> copies.remove(new DeadLetterCopies.Identity((String) r[0], (String) r[1], (String) r[2],
                         (Integer) r[3], (String) r[4])));
-        em.createQuery("""
-                        delete from DeadLetterEvent e where e.deadLetterId in (select d.id from DeadLetter d
-                        where d.status in ('replayed', 'discarded') and d.retentionUntil <= :now)""")
-                .setParameter("now", now).executeUpdate();
-        em.createQuery("""
-                        delete from DeadLetterRevision r where r.deadLetterId in (select d.id from DeadLetter d
-                        where d.status in ('replayed', 'discarded') and d.retentionUntil <= :now)""")
-                .setParameter("now", now).executeUpdate();
-        em.createQuery("delete from DeadLetter d where d.status in ('replayed', 'discarded') and d.retentionUntil <= :now")
-                .setParameter("now", now).executeUpdate();
+        // the rows purged are the rows counted out: locked as they are read (a row reopened meanwhile is not
+        // read), deleted by id; at most PURGE_PER_PASS a pass, the rest at the next one
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = em.createNativeQuery("""
+                        select id, status, source_queue, reason, failure_class, error_type, error_fingerprint,
+                        consumer_version, failed_at from dead_letter
+                        where status in ('replayed', 'discarded') and retention_until <= ?1
+                        order by id fetch first""" + " " + PURGE_PER_PASS + " rows only for update")
+                .setParameter(1, now).getResultList();
+        List<DeadLetterCounts.Change> purged = new java.util.ArrayList<>();
+        for (int from = 0; from < rows.size(); from += PURGE_BATCH) {
+            List<Object[]> batch = rows.subList(from, Math.min(rows.size(), from + PURGE_BATCH));
+            List<Long> ids = batch.stream().map(r -> ((Number) r[0]).longValue()).toList();
+            em.createQuery("delete from DeadLetterEvent e where e.deadLetterId in :ids").setParameter("ids", ids)
+                    .executeUpdate();
+            em.createQuery("delete from DeadLetterRevision r where r.deadLetterId in :ids").setParameter("ids", ids)
+                    .executeUpdate();
+            em.createQuery("delete from DeadLetter d where d.id in :ids").setParameter("ids", ids).executeUpdate();
+            batch.forEach(r -> purged.add(new DeadLetterCounts.Change(new DeadLetterCounts.Counted((String) r[1],
+                    (String) r[2], (String) r[3], (String) r[4], (String) r[5], (String) r[6], (String) r[7],
+                    DeadLetterCounts.instant(r[8])), null)));
+        }
+        counts.apply(purged);
 
         // open and about to expire: announced once
         Instant horizon = now.plus(Duration.parse(alertBefore));
@@ -140,9 +161,12 @@ public class DeadLetterMonitor {
                     DeadLetterRecorder.SYSTEM, "retention ended at " + d.getRetentionUntil()
                     + " while open; envelope kept, payload dropped, broker copy removed"));
             copies.remove(DeadLetterCopies.Identity.of(d));
+            DeadLetterCounts.Counted before = DeadLetterCounts.Counted.of(d);
             d.status(DeadLetter.Status.expired, now);
             d.dropPayload();
+            counts.apply(before, DeadLetterCounts.Counted.of(d));
         }
+        counts.dropEmpty();
     }
 
     void checkOldestAge(DeadLetterStats.Snapshot snapshot, Instant now) {

@@ -21,23 +21,87 @@ public class DeadLetterQueries {
     /** A filter; null fields match everything. The time window is on {@code failed_at}, [from, to). */
     public record Filter(String queue, String reason, String failureClass, String errorType, String campaignId,
                          String tenant, String provider, String consumerVersion, String status, String messageId,
-                         Instant from, Instant to) { }
+                         Instant from, Instant to, String fingerprint) {
+
+        /** Without a fingerprint (the filter before groups had one). */
+        public Filter(String queue, String reason, String failureClass, String errorType, String campaignId,
+                      String tenant, String provider, String consumerVersion, String status, String messageId,
+                      Instant from, Instant to) {
+            this(queue, reason, failureClass, errorType, campaignId, tenant, provider, consumerVersion, status,
+                    messageId, from, to, null);
+        }
+
+        /** Whether only what the maintained group counts are keyed by narrows it (queue, reason, status). */
+        boolean countedOnly() {
+            return failureClass == null && errorType == null && campaignId == null && tenant == null
+                    && provider == null && consumerVersion == null && messageId == null && from == null && to == null
+                    && fingerprint == null;
+        }
+    }
 
     public record Summary(long id, String consumer, String messageId, String sourceQueue, String reason,
                           String failureClass, String status, String routedBy, String errorType, String error,
                           String campaignId, String tenant, String provider, String consumerVersion,
                           int attemptCount, long payloadSize, Instant firstSeenAt, Instant failedAt) { }
 
-    /** A page of dead letters, newest first; {@code next} is the offset of the next page, or null. */
-    public record Page(List<Summary> items, int offset, int limit, Integer next) { }
+    /**
+     * A page of dead letters, newest first; {@code next} is the offset of the next page (null: none), and
+     * {@code nextCursor} the same place as a keyset cursor (the list's {@code after}), which costs the same
+     * however deep the page is.
+     */
+    public record Page(List<Summary> items, int offset, int limit, Integer next, String nextCursor) { }
+
+    /**
+     * A keyset position in the list's order ({@code failed_at desc, id desc}): the page after it starts
+     * with the next older row. Written {@code <epoch seconds>.<nanos>_<id>}, opaque to clients.
+     */
+    public record Cursor(Instant failedAt, long id) {
+
+        public static Cursor of(Summary s) {
+            return new Cursor(s.failedAt(), s.id());
+        }
+
+        /** Parses a cursor this class wrote; an {@link IllegalArgumentException} says why not. */
+        public static Cursor parse(String text) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(-?[0-9]{1,19})\\.([0-9]{1,9})_([0-9]{1,19})")
+                    .matcher(text.trim());
+            if (!m.matches()) {
+                throw new IllegalArgumentException("after is a cursor from a page's next_cursor, not " + text);
+            }
+            try {
+                return new Cursor(Instant.ofEpochSecond(Long.parseLong(m.group(1)), Long.parseLong(m.group(2))),
+                        Long.parseLong(m.group(3)));
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("after is a cursor from a page's next_cursor, not " + text, e);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return failedAt.getEpochSecond() + "." + failedAt.getNano() + "_" + id;
+        }
+    }
 
     /**
      * Dead letters with the same (queue, reason, error type, normalised error): one cause, usually one
      * fix. The normalised error is the {@link ErrorFingerprint} (numbers, ids, addresses, timestamps and
      * quoted text replaced), so "mailbox a@x full" and "mailbox b@y full" are one group.
      */
-    public record Group(String queue, String reason, String errorType, String normalisedError, long count,
-                        Instant oldest, Instant newest) { }
+    public record Group(String queue, String reason, String failureClass, String errorType, String fingerprint,
+                        String normalisedError, long count, Instant oldest, Instant newest, Instant firstSeen,
+                        Instant lastSeen, List<String> consumerVersions) {
+
+        /**
+         * {@code fingerprint} is the normalised error itself (the list's {@code fingerprint=} matches it
+         * exactly); {@code first_seen}/{@code last_seen} are {@code oldest}/{@code newest} (the first and
+         * last {@code failed_at} of its dead letters) under the names a groups page uses.
+         */
+        Group(String queue, String reason, String failureClass, String errorType, String fingerprint, long count,
+              Instant first, Instant last, List<String> consumerVersions) {
+            this(queue, reason, failureClass, errorType, fingerprint, fingerprint, count, first, last, first, last,
+                    consumerVersions);
+        }
+    }
 
     /**
      * The list reads a projection (the columns of {@link Summary}, never the payload, attempts or stack
@@ -49,9 +113,23 @@ public class DeadLetterQueries {
             d.payloadSize, d.firstSeenAt, d.failedAt""";
 
     public Page find(Filter f, int offset, int limit) {
+        return find(f, null, offset, limit);
+    }
+
+    /**
+     * A page of the list: after {@code after} (keyset: an index range from that position on, see
+     * {@code V7}/{@code V8}), else from {@code offset}.
+     */
+    public Page find(Filter f, Cursor after, int offset, int limit) {
         StringBuilder jpql = new StringBuilder("select " + SUMMARY_COLUMNS + " from DeadLetter d where 1 = 1");
         Map<String, Object> params = new LinkedHashMap<>();
         where(jpql, params, f);
+        if (after != null) {
+            // failed_at <= t bounds the index range; the rest only drops the ties before the cursor
+            jpql.append(" and d.failedAt <= :afterAt and (d.failedAt < :afterAt or d.id < :afterId)");
+            params.put("afterAt", after.failedAt());
+            params.put("afterId", after.id());
+        }
         jpql.append(" order by d.failedAt desc, d.id desc");
         TypedQuery<Object[]> q = em.createQuery(jpql.toString(), Object[].class)
                 .setFirstResult(offset).setMaxResults(limit + 1);
@@ -61,7 +139,9 @@ public class DeadLetterQueries {
                 (String) r[9], (String) r[10], (String) r[11], (String) r[12], (String) r[13], (Integer) r[14],
                 (Long) r[15], (Instant) r[16], (Instant) r[17])).toList();
         boolean more = rows.size() > limit;
-        return new Page(more ? rows.subList(0, limit) : rows, offset, limit, more ? offset + limit : null);
+        List<Summary> items = more ? rows.subList(0, limit) : rows;
+        return new Page(items, offset, limit, more ? offset + limit : null,
+                more ? Cursor.of(items.get(items.size() - 1)).toString() : null);
     }
 
     /** What a redrive plan needs of a dead letter: its identity and state, never its payload. */
@@ -91,21 +171,102 @@ public class DeadLetterQueries {
 
     /**
      * Counts by group for the filter (open and resolved alike unless the filter says a status), largest
-     * first: one GROUP BY over the fingerprint written with each dead letter ({@link ErrorFingerprint}).
+     * first. Narrowed by queue, reason and status only (the dashboard's and the groups page's question),
+     * they are read from the counts kept on write ({@link DeadLetterCounts}: a few hundred rows whatever the
+     * number of dead letters); with any other filter or a time window, by one GROUP BY over the dead
+     * letters the filter selects (the fingerprint is written with each dead letter, {@link ErrorFingerprint}).
      */
     public List<Group> groups(Filter f) {
+        return f.countedOnly() ? countedGroups(f) : scannedGroups(f);
+    }
+
+    private List<Group> countedGroups(Filter f) {
+        StringBuilder sql = new StringBuilder("""
+                select source_queue, reason, failure_class, error_type, error_fingerprint, consumer_version,
+                dead_letters, first_failed_at, last_failed_at from dead_letter_group_count where dead_letters > 0""");
+        List<String> params = new java.util.ArrayList<>();
+        for (String[] c : new String[][] {{"status", f.status()}, {"source_queue", f.queue()}, {"reason", f.reason()}}) {
+            if (c[1] != null) {
+                params.add(c[1]);
+                sql.append(" and ").append(c[0]).append(" = ?").append(params.size());
+            }
+        }
+        var q = em.createNativeQuery(sql.toString());
+        for (int i = 0; i < params.size(); i++) {
+            q.setParameter(i + 1, params.get(i));
+        }
+        GroupMerge merge = new GroupMerge();
+        for (Object row : q.getResultList()) {
+            Object[] r = (Object[]) row;
+            merge.add((String) r[0], (String) r[1], blankToNull(r[2]), blankToNull(r[3]), blankToNull(r[4]),
+                    blankToNull(r[5]), ((Number) r[6]).longValue(), DeadLetterCounts.instant(r[7]),
+                    DeadLetterCounts.instant(r[8]));
+        }
+        return merge.groups();
+    }
+
+    private List<Group> scannedGroups(Filter f) {
         StringBuilder jpql = new StringBuilder("""
-                select d.sourceQueue, d.reason, d.errorType, d.errorFingerprint, count(d), min(d.failedAt),
-                max(d.failedAt) from DeadLetter d where 1 = 1""");
+                select d.sourceQueue, d.reason, d.failureClass, d.errorType, d.errorFingerprint, d.consumerVersion,
+                count(d), min(d.failedAt), max(d.failedAt) from DeadLetter d where 1 = 1""");
         Map<String, Object> params = new LinkedHashMap<>();
         where(jpql, params, f);
-        jpql.append(" group by d.sourceQueue, d.reason, d.errorType, d.errorFingerprint")
-                .append(" order by count(d) desc, max(d.failedAt) desc, d.sourceQueue, d.reason, d.errorType,")
-                .append(" d.errorFingerprint");
+        jpql.append(" group by d.sourceQueue, d.reason, d.failureClass, d.errorType, d.errorFingerprint,")
+                .append(" d.consumerVersion");
         var q = em.createQuery(jpql.toString(), Object[].class);
         params.forEach(q::setParameter);
-        return q.getResultStream().map(r -> new Group((String) r[0], (String) r[1], (String) r[2], (String) r[3],
-                ((Number) r[4]).longValue(), (Instant) r[5], (Instant) r[6])).toList();
+        GroupMerge merge = new GroupMerge();
+        q.getResultStream().forEach(r -> merge.add((String) r[0], (String) r[1], blankToNull(r[2]),
+                blankToNull(r[3]), blankToNull(r[4]), blankToNull(r[5]), ((Number) r[6]).longValue(),
+                (Instant) r[7], (Instant) r[8]));
+        return merge.groups();
+    }
+
+    /** Counts per (group, consumer version[, status]) summed into groups, with the versions seen. */
+    private static final class GroupMerge {
+        private record Key(String queue, String reason, String failureClass, String errorType, String fingerprint) { }
+
+        private static final class Sum {
+            long count;
+            Instant first;
+            Instant last;
+            final java.util.SortedSet<String> versions = new java.util.TreeSet<>();
+        }
+
+        private final Map<Key, Sum> sums = new LinkedHashMap<>();
+
+        void add(String queue, String reason, String failureClass, String errorType, String fingerprint,
+                 String version, long count, Instant first, Instant last) {
+            if (count <= 0) {
+                return;
+            }
+            Sum s = sums.computeIfAbsent(new Key(queue, reason, failureClass, errorType, fingerprint), k -> new Sum());
+            s.count += count;
+            s.first = s.first == null || (first != null && first.isBefore(s.first)) ? first : s.first;
+            s.last = s.last == null || (last != null && last.isAfter(s.last)) ? last : s.last;
+            if (version != null) {
+                s.versions.add(version);
+            }
+        }
+
+        List<Group> groups() {
+            java.util.Comparator<String> text = java.util.Comparator.nullsFirst(java.util.Comparator.naturalOrder());
+            return sums.entrySet().stream()
+                    .map(e -> new Group(e.getKey().queue(), e.getKey().reason(), e.getKey().failureClass(),
+                            e.getKey().errorType(), e.getKey().fingerprint(), e.getValue().count, e.getValue().first,
+                            e.getValue().last, List.copyOf(e.getValue().versions)))
+                    .sorted(java.util.Comparator.comparingLong(Group::count).reversed()
+                            .thenComparing(Group::newest, java.util.Comparator.nullsLast(
+                                    java.util.Comparator.<Instant>reverseOrder()))
+                            .thenComparing(Group::queue, text).thenComparing(Group::reason, text)
+                            .thenComparing(Group::failureClass, text).thenComparing(Group::errorType, text)
+                            .thenComparing(Group::fingerprint, text))
+                    .toList();
+        }
+    }
+
+    private static String blankToNull(Object value) {
+        return value == null || value.toString().isEmpty() ? null : value.toString();
     }
 
     /**
@@ -131,6 +292,49 @@ public class DeadLetterQueries {
         if (seconds < 1 || bucket.getNano() != 0) {
             throw new IllegalArgumentException("bucket must be whole seconds: " + bucket);
         }
+        long counted = seconds % DeadLetterCounts.HOUR == 0 ? DeadLetterCounts.HOUR
+                : seconds % DeadLetterCounts.MINUTE == 0 ? DeadLetterCounts.MINUTE : 0;
+        if (counted > 0) {
+            return countedArrivals(queue, bucket, counted, from, now);
+        }
+        return scannedArrivals(queue, bucket, from, now);
+    }
+
+    /**
+     * From the arrival counts kept on write ({@link DeadLetterCounts}): the hour counts when the bucket is
+     * whole hours, else the minute counts; summed into the requested buckets (which start at multiples of
+     * their size since the epoch, so each holds whole counted ones).
+     */
+    private List<Arrivals> countedArrivals(String queue, java.time.Duration bucket, long counted, Instant from,
+                                           Instant now) {
+        long seconds = bucket.getSeconds();
+        List<Arrivals> empty = arrivalBuckets(Map.of(), from, now, bucket);
+        Instant to = empty.isEmpty() ? from : empty.get(empty.size() - 1).start().plus(bucket);
+        var q = em.createNativeQuery("select bucket, reason, sum(arrived) from dead_letter_arrival"
+                + " where bucket_seconds = ?1 and bucket >= ?2 and bucket < ?3"
+                + (queue != null ? " and source_queue = ?4" : "") + " group by bucket, reason")
+                .setParameter(1, (int) counted)
+                .setParameter(2, Math.floorDiv(from.getEpochSecond(), counted))
+                .setParameter(3, Math.floorDiv(to.getEpochSecond(), counted));
+        if (queue != null) {
+            q.setParameter(4, queue);
+        }
+        Map<Instant, Map<String, Long>> counts = new java.util.HashMap<>();
+        for (Object row : q.getResultList()) {
+            Object[] r = (Object[]) row;
+            long start = Math.floorDiv(((Number) r[0]).longValue() * counted, seconds) * seconds;
+            long arrived = ((Number) r[2]).longValue();
+            if (arrived > 0) {
+                counts.computeIfAbsent(Instant.ofEpochSecond(start), k -> new java.util.TreeMap<>())
+                        .merge((String) r[1], arrived, Long::sum);
+            }
+        }
+        return arrivalBucketsByReason(counts, from, now, bucket);
+    }
+
+    /** Counted by the database over the window's dead letters (a bucket that is not whole minutes). */
+    List<Arrivals> scannedArrivals(String queue, java.time.Duration bucket, Instant from, Instant now) {
+        long seconds = bucket.getSeconds();
         // Counted per bucket by the database: the bucket is floor(epoch seconds / bucket seconds), inlined
         // as a literal (a validated long) so that the select and the group by are one expression; floor
         // through function() because WildFly asks Hibernate for strict JPA compliance.
@@ -209,6 +413,7 @@ public class DeadLetterQueries {
         eq(jpql, params, "consumerVersion", f.consumerVersion());
         eq(jpql, params, "status", f.status());
         eq(jpql, params, "messageId", f.messageId());
+        eq(jpql, params, "errorFingerprint", f.fingerprint());
         if (f.from() != null) {
             jpql.append(" and d.failedAt >= :from");
             params.put("from", f.from());

@@ -73,6 +73,8 @@ public class DeadLetterRecorder {
     Clock clock;
     @Inject
     Event<DeadLetterArrived> arrivals;
+    @Inject
+    DeadLetterCounts counts;
 
     /** Dead-letters a message that is not a valid job (reason {@code poison}, failure class {@code poison}). */
     @Transactional(Transactional.TxType.MANDATORY)
@@ -192,12 +194,13 @@ public class DeadLetterRecorder {
      * replayed, in which case the dead letter starts its next lap, linked to it. The unique constraint on
      * (consumer, source_queue, message_id, lap) makes a racing second insert fail.
      */
-    private DeadLetter store(Incoming in, DeadLetterEnvelope envelope, MailJob job) {
+    DeadLetter store(Incoming in, DeadLetterEnvelope envelope, MailJob job) {
         DeadLetter latest = current(in, envelope.consumer(), envelope.messageId());
         boolean nextLap = latest != null && DeadLetter.Status.replayed.name().equals(latest.getStatus());
         boolean first = latest == null || nextLap;
         DeadLetter dl = latest == null ? new DeadLetter(envelope.consumer(), envelope.messageId(), in.queue())
                 : nextLap ? DeadLetter.nextLap(latest) : latest;
+        DeadLetterCounts.Counted before = first ? null : DeadLetterCounts.Counted.of(dl);
         byte[] body = in.body();
         Instant retentionUntil = envelope.failedAt().plus(
                 new DeadLetterRetention(k -> mpConfig.getOptionalValue(k, String.class)).forQueue(in.queue()));
@@ -217,6 +220,7 @@ public class DeadLetterRecorder {
             dl.redriveStatus(DeadLetter.Status.open, null, envelope.failedAt());
         }
         em.flush();
+        counts.apply(before, DeadLetterCounts.Counted.of(dl));
         arrivals.fire(new DeadLetterArrived(dl.getId(), envelope, first));
         return dl;
     }

@@ -1,5 +1,7 @@
 package dev.mailroom.job;
 
+import dev.mailroom.recoverability.SuppressionDecision;
+
 /**
  * What the ledger answered when a job came up for sending. Only {@link Proceed} leads to a provider
  * call; every other answer is final for this delivery, already recorded, and acknowledges it.
@@ -13,7 +15,27 @@ public sealed interface Begin {
      *
      * @param expiresAt the end of the job's validity window, or null for none
      */
-    record Proceed(long jobId, long attemptId, int attemptNumber, java.time.Instant expiresAt) implements Begin { }
+    record Proceed(long jobId, long attemptId, int attemptNumber, java.time.Instant expiresAt,
+                   java.util.List<SuppressionDecision.Withheld> withheld) implements Begin {
+
+        public Proceed {
+            withheld = withheld == null ? java.util.List.of() : java.util.List.copyOf(withheld);
+        }
+
+        /** Send to every recipient. */
+        public Proceed(long jobId, long attemptId, int attemptNumber, java.time.Instant expiresAt) {
+            this(jobId, attemptId, attemptNumber, expiresAt, java.util.List.of());
+        }
+
+        /** The {@code job_recipient} positions the provider call leaves out (they are suppressed). */
+        public java.util.Set<Integer> withheldPositions() {
+            return withheld.stream().map(SuppressionDecision.Withheld::position)
+                    .collect(java.util.stream.Collectors.toUnmodifiableSet());
+        }
+    }
+
+    /** Every recipient is suppressed ({@code withheld}): the job ended {@code suppressed}, no provider call. */
+    record Suppressed(long jobId, java.util.List<SuppressionDecision.Withheld> withheld) implements Begin { }
 
     /** The job already reached {@code state} (a redelivery after the outcome was committed). */
     record AlreadyFinished(long jobId, JobState state) implements Begin { }

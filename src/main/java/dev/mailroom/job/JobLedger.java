@@ -12,6 +12,9 @@ import dev.mailroom.recoverability.AttemptHistory;
 import dev.mailroom.recoverability.Failure;
 import dev.mailroom.recoverability.FailureClass;
 import dev.mailroom.recoverability.RecoveryAction;
+import dev.mailroom.recoverability.SuppressionDecision;
+import dev.mailroom.recoverability.SuppressionFacts;
+import dev.mailroom.recoverability.SuppressionPolicy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -34,6 +37,9 @@ import java.util.List;
  */
 @ApplicationScoped
 public class JobLedger {
+
+    /** A recipient's {@code job_recipient.delivery_state} when the suppression list withheld it: never mailed. */
+    public static final String SUPPRESSED = "suppressed";
 
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
@@ -99,13 +105,91 @@ public class JobLedger {
             return new Begin.DuplicateKey(j.getId(), kept.ownerJobId());
         }
 
+        SuppressionDecision suppression = SuppressionPolicy.decide(suppressionFacts(j));
+        withhold(j, suppression.withheld(), now);
+        if (suppression instanceof SuppressionDecision.SuppressAll all) {
+            j.moveTo(JobState.suppressed, now);
+            event(j, "suppressed", all.describe(), now);
+            return new Begin.Suppressed(j.getId(), all.withheld());
+        }
+
         JobAttempt attempt = new JobAttempt(j.getId(), j.getAttemptCount() + 1, in.jmsMessageId(), provider.name(), now);
         em.persist(attempt);
         j.attemptStarted(provider.name(), in.jmsMessageId(), now);
         event(j, "attempt_started", "attempt " + attempt.getAttemptNumber() + " through " + provider.name()
                 + (j.getId().equals(in.sendAgainOf()) ? " (an operator's send again, admitted once: this copy owns the job)" : ""), now);
         em.flush();
-        return new Begin.Proceed(j.getId(), attempt.getId(), attempt.getAttemptNumber(), j.getExpiresAt());
+        return new Begin.Proceed(j.getId(), attempt.getId(), attempt.getAttemptNumber(), j.getExpiresAt(),
+                suppression.withheld());
+    }
+
+    /**
+     * The facts {@link SuppressionPolicy} decides from: the job's recipients and the active entries of its
+     * tenant's suppression list for their addresses. The list is read by its table ({@code suppression}), as
+     * {@link #deadLetterPending} reads {@code dead_letter}: the suppression capability stands on this package,
+     * not under it.
+     */
+    private SuppressionFacts suppressionFacts(MailJob j) {
+        List<JobRecipient> recipients = recipients(j.getId());
+        if (recipients.isEmpty()) {
+            return new SuppressionFacts(List.of());
+        }
+        List<String> keys = recipients.stream().map(r -> suppressionKey(j.getTenant(), r.getAddress())).distinct().toList();
+        java.util.Map<String, SuppressionFacts.Match> active = new java.util.HashMap<>();
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = em.createNativeQuery(
+                        "select id, address, reason, created_at, cause from suppression where active_key in (:keys)")
+                .setParameter("keys", keys)
+                .getResultList();
+        for (Object[] row : rows) {
+            active.put((String) row[1], new SuppressionFacts.Match(((Number) row[0]).longValue(), (String) row[2],
+                    instant(row[3]), (String) row[4]));
+        }
+        return new SuppressionFacts(recipients.stream()
+                .map(r -> new SuppressionFacts.Recipient(r.getPosition(), r.getAddress(), active.get(r.getAddress()),
+                        SUPPRESSED.equals(r.getDeliveryState())))
+                .toList());
+    }
+
+    /** Records each newly withheld recipient: its delivery state and, on the job's timeline, which suppression. */
+    private void withhold(MailJob j, List<SuppressionDecision.Withheld> withheld, Instant now) {
+        for (SuppressionDecision.Withheld w : withheld) {
+            if (!w.newlyWithheld()) {
+                continue;
+            }
+            em.find(JobRecipient.class, new JobRecipient.Key(j.getId(), w.position())).delivery(SUPPRESSED, w.describe(), now);
+            event(j, "recipient_suppressed", w.describe(), now);
+        }
+    }
+
+    /** The job's recipients in order (to, cc, bcc). */
+    public List<JobRecipient> recipients(long jobId) {
+        return em.createQuery("select r from JobRecipient r where r.jobId = :j order by r.position", JobRecipient.class)
+                .setParameter("j", jobId)
+                .getResultList();
+    }
+
+    /**
+     * The key that makes an entry of the suppression list unique while it is active
+     * ({@code suppression.active_key}): the tenant (none: the default tenant) and the normalised address,
+     * length-prefixed so that no two pairs run together.
+     */
+    public static String suppressionKey(String tenant, String normalisedAddress) {
+        String t = tenant == null ? "" : tenant;
+        return t.length() + ":" + t + ":" + normalisedAddress;
+    }
+
+    private static Instant instant(Object value) {
+        if (value instanceof Instant i) {
+            return i;
+        }
+        if (value instanceof OffsetDateTime o) {
+            return o.toInstant();
+        }
+        if (value instanceof java.sql.Timestamp t) {
+            return t.toInstant();
+        }
+        return null;
     }
 
     /**

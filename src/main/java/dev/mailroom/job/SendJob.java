@@ -79,4 +79,28 @@ public record SendJob(
             priority = Priority.normal;
         }
     }
+
+    /**
+     * This job without the recipients at {@code positions} (numbered as {@link JobRecipient#of} numbers them: to,
+     * then cc, then bcc): what the provider is handed when some recipients are suppressed, so neither an SMTP
+     * {@code RCPT TO} nor an HTTP payload ever names them.
+     */
+    public SendJob withoutRecipients(java.util.Set<Integer> positions) {
+        if (positions.isEmpty()) {
+            return this;
+        }
+        List<List<String>> kinds = List.of(to, cc, bcc);
+        List<List<String>> kept = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        int position = 0;
+        for (int k = 0; k < kinds.size(); k++) {
+            for (String address : kinds.get(k)) {
+                if (!positions.contains(position++)) {
+                    kept.get(k).add(address);
+                }
+            }
+        }
+        return new SendJob(schemaVersion, messageId, idempotencyKey, tenant, campaignId, category, from, kept.get(0),
+                kept.get(1), kept.get(2), replyTo, subject, text, html, templateId, variables, headers, metadata,
+                expiresAt, priority);
+    }
 }

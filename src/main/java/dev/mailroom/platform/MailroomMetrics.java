@@ -32,6 +32,19 @@ public class MailroomMetrics {
         registry.counter("mailroom.attempts", "queue", queue, "provider", provider, "status", status).increment();
     }
 
+    /**
+     * Counts a recipient the suppression list withheld from a send ({@code mailroom_suppression_withheld_total},
+     * by the entry's reason) right away: the ledger committed it on its own before the provider call.
+     */
+    public void withheld(String queue, String reason) {
+        registry.counter("mailroom.suppression.withheld", "queue", queue, "reason", reason).increment();
+    }
+
+    /** Counts a job not sent at all because every recipient is suppressed ({@code mailroom_suppression_jobs_skipped_total}). */
+    public void skipped(String queue) {
+        registry.counter("mailroom.suppression.jobs.skipped", "queue", queue).increment();
+    }
+
     private void afterCommit(Runnable r) {
         if (tx == null || tx.getTransactionKey() == null) {
             r.run();

@@ -62,9 +62,9 @@ public final class DeliveryTransitions {
         return new Apply(target.get(), suppress);
     }
 
-    /** A hard bounce or a complaint puts the recipient on the suppression list. */
+    /** A hard bounce, a complaint or a provider's own suppression puts the recipient on the list ({@link SuppressionCauses}). */
     static boolean suppresses(EventType event) {
-        return event == EventType.bounced || event == EventType.complained;
+        return SuppressionCauses.of(event, null).isPresent();
     }
 
     private static Optional<JobState> target(EventType event) {

@@ -50,6 +50,8 @@ public class Reconciler {
     @Inject
     JobLedger ledger;
     @Inject
+    dev.mailroom.suppression.SuppressionList suppressions;
+    @Inject
     Clock clock;
     @Inject
     MeterRegistry meters;
@@ -112,6 +114,7 @@ public class Reconciler {
                     ledger.moveTo(j, apply.to(), now);
                 }
                 ledger.event(j, "delivery_" + event.eventType(), event.timelineText(), now);
+                SuppressionCauses.of(event).ifPresent(reason -> suppressions.fromEvent(j, event.recipient(), reason, stored.getId(), event.timelineText(), now));
             });
             outcomes.add("applied");
         }

@@ -25,7 +25,7 @@ import java.util.Set;
  * </ol>
  *
  * <p>{@link #claim}: a key whose holder ended without any provider taking the mail (discarded,
- * expired, dead-lettered and that dead letter discarded) may be taken over by a later job with the
+ * expired, suppressed, dead-lettered and that dead letter discarded) may be taken over by a later job with the
  * same key; a holder that was sent, is {@code unknown}, is in flight, has a dead letter still open,
  * or has an attempt that may have reached its provider keeps it.
  */
@@ -40,7 +40,7 @@ public final class AdmissionPolicy {
     /** States in which a provider took the mail. */
     static final Set<String> SENT = Set.of("sent_to_provider", "delivered", "bounced", "complained");
     /** States in which the holder ended without any provider taking the mail. */
-    static final Set<String> ENDED_UNSENT = Set.of("discarded", "dead_lettered");
+    static final Set<String> ENDED_UNSENT = Set.of("discarded", "dead_lettered", "suppressed");
 
     private AdmissionPolicy() {
     }

@@ -131,7 +131,9 @@ public final class RedriveRules {
         public static final String BOUNCED_PERMANENT = "bounced_permanent";
         public static final String DEAD_LETTERED_AGAIN = "dead_lettered_again";
         public static final String UNKNOWN = "unknown";
-        static final List<String> FINAL = List.of(SENT, BOUNCED_PERMANENT, DEAD_LETTERED_AGAIN, UNKNOWN, "discarded_expired",
+        /** Every recipient is on the suppression list: not sent, no provider call. */
+        public static final String SUPPRESSED = "suppressed";
+        static final List<String> FINAL = List.of(SENT, BOUNCED_PERMANENT, DEAD_LETTERED_AGAIN, UNKNOWN, SUPPRESSED, "discarded_expired",
                 "duplicate_suppressed", "skipped_changed", "discarded", "not_run");
 
         private Outcomes() {
@@ -158,6 +160,7 @@ public final class RedriveRules {
             case duplicate_suppressed -> RedriveEntry.Outcome.duplicate_suppressed.name();
             case discarded -> RedriveEntry.Outcome.discarded_expired.name();
             case unknown -> Outcomes.UNKNOWN;
+            case suppressed -> Outcomes.SUPPRESSED;
             // dead_lettered without a next lap yet: the recorder's transaction is on its way
             case received, sending, retry_scheduled, dead_lettered -> RedriveEntry.Outcome.published.name();
         };

@@ -128,6 +128,7 @@ public class SendService {
             unknownSends.fire(new SendOutcomeUnknown(provider.name(), in.queue(), job.messageId(), begin.jobId(),
                     "crash", "the worker died after the point of no return", clock.instant()));
         }
+        countWithheld(in.queue(), begin);
         if (!(begin instanceof Begin.Proceed proceed)) {
             metrics.outcome(in.queue(), outcomeOf(begin));
             return;
@@ -136,7 +137,8 @@ public class SendService {
         ProviderResponse response;
         java.util.concurrent.atomic.AtomicBoolean passedPointOfNoReturn = new java.util.concurrent.atomic.AtomicBoolean();
         try {
-            response = calls.send(provider, outbound(job, content), () -> {
+            // suppressed recipients are left out of the call itself: no RCPT TO, no payload entry names them
+            response = calls.send(provider, outbound(job.withoutRecipients(proceed.withheldPositions()), content), () -> {
                 ledger.markIrrevocable(proceed.attemptId());
                 passedPointOfNoReturn.set(true);
             }, !choice.probe());
@@ -207,6 +209,16 @@ public class SendService {
         metrics.outcome(in.queue(), JobState.dead_lettered.name());
     }
 
+    /** The suppression metrics of an admission: each recipient newly withheld, by reason; a job skipped altogether. */
+    private void countWithheld(String queue, Begin begin) {
+        java.util.List<dev.mailroom.recoverability.SuppressionDecision.Withheld> withheld =
+                begin instanceof Begin.Proceed p ? p.withheld() : begin instanceof Begin.Suppressed s ? s.withheld() : java.util.List.of();
+        withheld.stream().filter(w -> w.newlyWithheld()).forEach(w -> metrics.withheld(queue, w.reason()));
+        if (begin instanceof Begin.Suppressed) {
+            metrics.skipped(queue);
+        }
+    }
+
     private static ProviderTraits traits(MailProvider provider) {
         return new ProviderTraits(provider.name(), provider.dedupesByIdempotencyKey());
     }
@@ -271,6 +283,8 @@ public class SendService {
             return JobState.discarded.name();
         } else if (b instanceof Begin.Ambiguous) {
             return JobState.unknown.name();
+        } else if (b instanceof Begin.Suppressed) {
+            return JobState.suppressed.name();
         }
         throw new IllegalArgumentException("not a final answer: " + b);
     }

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.Test;
  * The dead-letter read side against a real schema (the Flyway migrations on H2 in PostgreSQL mode) with
  * the server's JPA provider: what SQL the list issues (a projection, never the payload), the groups and
  * arrivals the database computes compared with the same answer computed in Java over every row, each
- * list filter, and the V7 backfill of the fingerprint. Small scale; the million-row timings are
+ * list filter (offset and keyset pages), the V7 backfill of the fingerprint and V8's of the counts.
+ * Small scale; the million-row timings are
  * {@code bench/}'s ({@code dev.mailroom.bench.DeadLetterQueryBench}).
  */
 class DeadLetterQueriesTest {
@@ -153,17 +154,21 @@ class DeadLetterQueriesTest {
 
     @Test
     void eachListFilterSelectsWhatItSaysNewestFirstInPages() {
-        Map<String, Function<Row, Object>> byField = Map.of(
+        Map<String, Function<Row, Object>> byField = new java.util.HashMap<>(Map.of(
                 "queue", Row::queue, "reason", Row::reason, "failureClass", Row::failureClass,
                 "errorType", Row::errorType, "campaignId", Row::campaignId, "tenant", Row::tenant,
                 "provider", Row::provider, "consumerVersion", Row::version, "status", Row::status,
-                "messageId", Row::messageId);
-        Row sample = ROWS.get(40); // every filtered field set (a null filter field matches everything)
+                "messageId", Row::messageId));
+        byField.put("fingerprint", r -> ErrorFingerprint.of(r.error()));
+        // every filtered field set (a null filter field matches everything): row 41 has no error, 40 has one
         byField.forEach((field, value) -> {
+            Row sample = ROWS.get(field.equals("fingerprint") ? 39 : 40);
+            assertThat(value.apply(sample)).isNotNull();
             DeadLetterQueries.Filter f = filterWith(field, (String) value.apply(sample));
             List<Long> expected = newestFirst(ROWS.stream().filter(r -> Objects.equals(value.apply(r),
                     value.apply(sample))).toList());
             assertThat(allPages(f)).as(field).containsExactlyElementsOf(expected);
+            assertThat(allKeysetPages(f)).as(field + ", keyset").containsExactlyElementsOf(expected);
         });
         Instant from = NOW.minus(Duration.ofHours(6));
         Instant to = NOW.minus(Duration.ofHours(2));
@@ -171,6 +176,16 @@ class DeadLetterQueriesTest {
                 null, null, from, to);
         assertThat(allPages(window)).containsExactlyElementsOf(newestFirst(ROWS.stream()
                 .filter(r -> !r.failedAt().isBefore(from) && r.failedAt().isBefore(to)).toList()));
+        assertThat(allKeysetPages(window)).containsExactlyElementsOf(allPages(window));
+        assertThat(allKeysetPages(filter())).containsExactlyElementsOf(newestFirst(ROWS));
+    }
+
+    @Test
+    void aKeysetCursorReadsBackWhatItWrote() {
+        DeadLetterQueries.Cursor c = new DeadLetterQueries.Cursor(Instant.parse("2026-11-30T10:07:29.123456Z"), 42);
+        assertThat(DeadLetterQueries.Cursor.parse(c.toString())).isEqualTo(c);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> DeadLetterQueries.Cursor.parse("yesterday"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("next_cursor");
     }
 
     @Test
@@ -183,17 +198,22 @@ class DeadLetterQueriesTest {
             Map<List<String>, List<Row>> expected = ROWS.stream()
                     .filter(r -> status == null || status.equals(r.status()))
                     .collect(Collectors.groupingBy(r -> java.util.Arrays.asList(r.queue(), r.reason(),
-                            r.errorType(), ErrorFingerprint.of(r.error()))));
+                            r.failureClass(), r.errorType(), ErrorFingerprint.of(r.error()))));
             assertThat(groups).hasSize(expected.size());
             assertThat(groups).allSatisfy(g -> {
-                List<Row> members = expected.get(java.util.Arrays.asList(g.queue(), g.reason(), g.errorType(),
-                        g.normalisedError()));
+                List<Row> members = expected.get(java.util.Arrays.asList(g.queue(), g.reason(), g.failureClass(),
+                        g.errorType(), g.normalisedError()));
                 assertThat(members).as("group %s", g).isNotNull();
                 assertThat(g.count()).isEqualTo(members.size());
                 assertThat(g.oldest()).isEqualTo(members.stream().map(Row::failedAt).min(Comparator.naturalOrder())
                         .orElseThrow());
                 assertThat(g.newest()).isEqualTo(members.stream().map(Row::failedAt).max(Comparator.naturalOrder())
                         .orElseThrow());
+                assertThat(g.fingerprint()).isEqualTo(g.normalisedError());
+                assertThat(g.firstSeen()).isEqualTo(g.oldest());
+                assertThat(g.lastSeen()).isEqualTo(g.newest());
+                assertThat(g.consumerVersions()).isEqualTo(members.stream().map(Row::version).distinct().sorted()
+                        .toList());
             });
             assertThat(groups).extracting(DeadLetterQueries.Group::count)
                     .isSortedAccordingTo(Comparator.reverseOrder());
@@ -203,12 +223,21 @@ class DeadLetterQueriesTest {
                 .contains("<n> <n>.<n>.<n> <<address>>: mailbox unavailable")
                 .doesNotContain("550 5.1.1 <alice@example.com>: mailbox unavailable");
         assertThat(STATEMENTS).as("one statement per groups call").hasSize(3);
+        assertThat(STATEMENTS).as("read from the counts kept on write (V8), not from dead_letter")
+                .allMatch(sql -> sql.contains("dead_letter_group_count"));
+        // a time window (or any other filter) groups the window's rows: the same answer for the same rows
+        for (String status : new String[] {"open", null}) {
+            assertThat(queries.groups(new DeadLetterQueries.Filter(null, null, null, null, null, null, null, null,
+                    status, null, Instant.EPOCH, null))).isEqualTo(queries.groups(new DeadLetterQueries.Filter(null,
+                    null, null, null, null, null, null, null, status, null, null, null)));
+        }
     }
 
     @Test
     void arrivalsAreCountedPerBucketByTheDatabaseSameAsBucketingEveryRowInJava() {
         for (String queue : new String[] {null, "mail.send.bulk"}) {
-            for (Duration bucket : List.of(Duration.ofMinutes(1), Duration.ofMinutes(15), Duration.ofHours(1))) {
+            for (Duration bucket : List.of(Duration.ofMinutes(1), Duration.ofMinutes(15), Duration.ofHours(1),
+                    Duration.ofHours(2), Duration.ofDays(1), Duration.ofSeconds(90))) {
                 STATEMENTS.clear();
                 List<DeadLetterQueries.Arrivals> arrivals = queries.arrivals(queue, bucket, 24, NOW);
 
@@ -218,10 +247,21 @@ class DeadLetterQueriesTest {
                         .collect(Collectors.groupingBy(r -> Instant.ofEpochMilli(Math.floorDiv(
                                 r.failedAt().toEpochMilli(), bucket.toMillis()) * bucket.toMillis()),
                                 Collectors.counting()));
+                Map<Instant, Map<String, Long>> byReason = ROWS.stream()
+                        .filter(r -> queue == null || queue.equals(r.queue()))
+                        .collect(Collectors.groupingBy(r -> Instant.ofEpochMilli(Math.floorDiv(
+                                r.failedAt().toEpochMilli(), bucket.toMillis()) * bucket.toMillis()),
+                                Collectors.groupingBy(Row::reason, Collectors.counting())));
                 assertThat(arrivals).as("%s %s", queue, bucket)
-                        .isEqualTo(DeadLetterQueries.arrivalBuckets(expected, from, NOW, bucket));
+                        .isEqualTo(DeadLetterQueries.arrivalBucketsByReason(byReason, from, NOW, bucket));
+                assertThat(arrivals).extracting(DeadLetterQueries.Arrivals::count).isEqualTo(DeadLetterQueries
+                        .arrivalBuckets(expected, from, NOW, bucket).stream().map(DeadLetterQueries.Arrivals::count)
+                        .toList());
                 assertThat(arrivals.stream().mapToLong(DeadLetterQueries.Arrivals::count).sum()).isPositive();
                 assertThat(STATEMENTS).hasSize(1);
+                // whole minutes are read from the arrival counts kept on write (V8); 90 s from the rows
+                assertThat(STATEMENTS.get(0).contains("dead_letter_arrival"))
+                        .isEqualTo(bucket.getSeconds() % 60 == 0);
             }
         }
     }
@@ -259,6 +299,19 @@ class DeadLetterQueriesTest {
         return ids;
     }
 
+    private List<Long> allKeysetPages(DeadLetterQueries.Filter f) {
+        List<Long> ids = new ArrayList<>();
+        DeadLetterQueries.Cursor after = null;
+        while (true) {
+            DeadLetterQueries.Page page = queries.find(f, after, 0, 7);
+            page.items().forEach(s -> ids.add(s.id()));
+            if (page.nextCursor() == null) {
+                return ids;
+            }
+            after = DeadLetterQueries.Cursor.parse(page.nextCursor());
+        }
+    }
+
     private static List<Long> newestFirst(List<Row> rows) {
         return rows.stream().sorted(Comparator.comparing(Row::failedAt).thenComparing(Row::id).reversed())
                 .map(Row::id).toList();
@@ -271,7 +324,8 @@ class DeadLetterQueriesTest {
     private static DeadLetterQueries.Filter filterWith(String field, String v) {
         return new DeadLetterQueries.Filter(is(field, "queue", v), is(field, "reason", v), is(field, "failureClass", v),
                 is(field, "errorType", v), is(field, "campaignId", v), is(field, "tenant", v), is(field, "provider", v),
-                is(field, "consumerVersion", v), is(field, "status", v), is(field, "messageId", v), null, null);
+                is(field, "consumerVersion", v), is(field, "status", v), is(field, "messageId", v), null, null,
+                is(field, "fingerprint", v));
     }
 
     private static String is(String field, String name, String value) {

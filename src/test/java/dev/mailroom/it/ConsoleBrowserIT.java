@@ -432,7 +432,7 @@ class ConsoleBrowserIT {
         assertThat(driver.findElements(testId("recipient-row"))).extracting(r -> r.getAttribute("data-address"))
                 .containsExactly(recipient);
         assertThat(driver.findElements(testId("timeline-row"))).isNotEmpty();
-        screenshot("job-page-bounced-permanent");
+        ConsoleScreenshots.save(driver, "job-page-bounced-permanent");
 
         click(testId("back-to-jobs"));
         waitFor(d -> d.getCurrentUrl().contains("state=bounced_permanent") && d.getCurrentUrl().contains("recipient=")
@@ -471,7 +471,61 @@ class ConsoleBrowserIT {
         wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "delivered"));
         WebElement delivery = driver.findElement(By.cssSelector("[data-testid=timeline-row][data-type=delivery_delivered]"));
         assertThat(delivery.getText()).contains(recipient).contains("250 2.0.0 OK console");
-        screenshot("job-page-delivered");
+        ConsoleScreenshots.save(driver, "job-page-delivered");
+    }
+
+    /**
+     * The Suppressions page: a hard bounce (a signed webhook) shows with its cause, the bounced job; an operator
+     * adds an address with why, finds it, lifts it with why; a viewer sees the list with add and lift disabled.
+     */
+    @Test
+    void anOperatorSeesWhyAnAddressIsSuppressedAddsOneAndLiftsIt() throws Exception {
+        String prefix = Jobs.runPrefix("console-sup");
+        String bounced = prefix + "gone@example.com";
+        String asked = prefix + "asked@example.com";
+        String bouncedJob = prefix + "1";
+        env.jms().sendText("mail.send", Jobs.jobTo(bouncedJob, List.of(bounced)));
+        WebhookIT.awaitState(bouncedJob, "sent_to_provider");
+        WebhookIT.deliver("bounced", bouncedJob, "550 5.1.1 no such user", bounced);
+
+        startBrowser();
+        signIn("operator", "operator-pass");
+        click(testId("nav-suppressions"));
+        setField("filter-address", prefix);
+        setField("filter-status", "");
+        click(testId("sup-filter-submit"));
+        By bouncedRow = By.cssSelector("[data-testid=sup-row][data-address='" + bounced + "']");
+        waitFor(d -> !d.findElements(bouncedRow).isEmpty(), WAIT, "the bounced address listed", true);
+        WebElement row = driver.findElement(bouncedRow);
+        assertThat(row.findElement(testId("sup-reason")).getText()).isEqualTo("hard_bounce");
+        assertThat(row.findElement(testId("sup-why")).getText()).contains("550 5.1.1 no such user");
+        assertThat(row.findElement(testId("sup-cause-job")).getText()).contains(bouncedJob).contains("provider event");
+
+        setField("sup-add-address", "Asked <" + asked + ">");
+        setField("sup-add-tenant", "it");
+        setField("sup-add-why", "asked us by phone");
+        click(testId("sup-add-submit"));
+        By askedRow = By.cssSelector("[data-testid=sup-row][data-address='" + asked + "'][data-active=true]");
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(askedRow));
+        assertThat(driver.findElement(askedRow).findElement(testId("sup-why")).getText()).isEqualTo("asked us by phone");
+
+        WebElement active = driver.findElement(askedRow);
+        active.findElement(testId("lift-why")).sendKeys("resolved with the customer");
+        active.findElement(testId("lift-button")).click();
+        By liftedRow = By.cssSelector("[data-testid=sup-row][data-address='" + asked + "'][data-active=false]");
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(liftedRow));
+        assertThat(driver.findElement(liftedRow).findElement(testId("sup-lifted-why")).getText())
+                .isEqualTo("resolved with the customer");
+        assertThat(env.api().getJson("/api/v1/suppressions?status=lifted&tenant=it&address=" + asked)
+                .path("items").get(0).path("lifted_by").asText()).isEqualTo("operator");
+
+        quit();
+        startBrowser();
+        signIn("viewer", "viewer-pass");
+        driver.get(env.server().baseUrl() + "/console/index.html#/suppressions?address=" + prefix);
+        waitFor(d -> !d.findElements(bouncedRow).isEmpty(), WAIT, "the viewer sees the list", false);
+        assertThat(driver.findElement(bouncedRow).findElement(testId("lift-button")).isEnabled()).isFalse();
+        assertThat(driver.findElement(testId("sup-add-submit")).isEnabled()).isFalse();
     }
 
     // ------------------------------------------------------------------------------------------ helpers
@@ -489,18 +543,6 @@ class ConsoleBrowserIT {
                 {"schema_version": 1, "message_id": "%s", "tenant": "console-it", "campaign_id": "console-jobs",
                  "from": "Mailroom IT <noreply@example.com>", "to": ["%s"],
                  "subject": "Hello %s", "text": "Hi, this is %s."}""".formatted(messageId, recipient, messageId, messageId);
-    }
-
-    /** A screenshot of the page as it is now, {@code <build dir>/console-screenshots/<name>.png}, on every run. */
-    private void screenshot(String name) throws IllegalStateException {
-        try {
-            Path dir = ItEnvironment.workDir().getParent().resolve("console-screenshots");
-            Files.createDirectories(dir);
-            Files.copy(((ChromeDriver) driver).getScreenshotAs(OutputType.FILE).toPath(), dir.resolve(name + ".png"),
-                    StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException e) {
-            throw new IllegalStateException("screenshot " + name, e);
-        }
     }
 
     private void startBrowser() {

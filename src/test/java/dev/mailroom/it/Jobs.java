@@ -31,6 +31,15 @@ final class Jobs {
                  "subject": "Hello %s", "text": "Hi Alice, this is %s."}""".formatted(messageId, messageId, messageId);
     }
 
+    /** {@link #job} to {@code to} (one recipient each), tenant "it". */
+    static String jobTo(String messageId, List<String> to) {
+        String recipients = String.join(", ", to.stream().map(a -> "\"" + a + "\"").toList());
+        return """
+                {"schema_version": 1, "message_id": "%s", "tenant": "it", "campaign_id": "it-campaign",
+                 "from": "Mailroom IT <noreply@example.com>", "to": [%s],
+                 "subject": "Hello %s", "text": "Hi, this is %s."}""".formatted(messageId, recipients, messageId, messageId);
+    }
+
     static List<String> ids(String prefix, int n) {
         List<String> ids = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {

@@ -94,6 +94,11 @@ class AdmissionPolicyTest {
                         new ClaimDecision.TakeOver(7, "it ended discarded without any provider taking the mail")),
                 Arguments.of(new ClaimFacts(8, 7, "dead_lettered", false, false),
                         new ClaimDecision.TakeOver(7, "it ended dead_lettered without any provider taking the mail")),
+                Arguments.of(new ClaimFacts(8, 7, "suppressed", false, false),
+                        new ClaimDecision.TakeOver(7, "it ended suppressed without any provider taking the mail")),
+                // ... a suppressed job whose earlier attempt may have reached the provider keeps it
+                Arguments.of(new ClaimFacts(8, 7, "suppressed", true, false),
+                        new ClaimDecision.Kept(7, "it is suppressed but an attempt may have reached the provider")),
                 // ... unless its dead letter may still be replayed
                 Arguments.of(new ClaimFacts(8, 7, "dead_lettered", false, true),
                         new ClaimDecision.Kept(7, "its dead letter is still open")),

@@ -71,6 +71,8 @@ class SendServiceCdiTest {
     static final List<SendOutcomeUnknown> UNKNOWN = new ArrayList<>();
     /** What the send path told the stop-the-line hook, per provider answer. */
     static final List<String> ANSWERS = new ArrayList<>();
+    /** What the provider was handed, per call. */
+    static final List<OutboundMail> HANDED = new ArrayList<>();
 
     /** Thrown by the provider to stand for the process dying mid-call: nothing of ours catches an Error. */
     static final class Crash extends Error {
@@ -95,6 +97,7 @@ class SendServiceCdiTest {
 
                 @Override
                 public ProviderResponse send(OutboundMail mail, SendCheckpoint checkpoint) {
+                    HANDED.add(mail);
                     return SCRIPT.remove().apply(checkpoint);
                 }
             };
@@ -173,6 +176,7 @@ class SendServiceCdiTest {
         POISONED.clear();
         UNKNOWN.clear();
         ANSWERS.clear();
+        HANDED.clear();
         db = ComponentDatabase.h2(List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class, JobRecipient.class));
         TestTransactions.use(db);
     }
@@ -315,5 +319,46 @@ class SendServiceCdiTest {
         assertThat(second.getJmsMessageId()).as("the copy owns the job").isEqualTo("ID:copy-1");
         assertThat(COPY_DELAYS).containsExactly(Duration.ofSeconds(2));
         assertThat(timeline(second.getId())).containsExactly("received", "deferred");
+    }
+
+    private void suppress(String tenant, String address, String reason) {
+        db.inTransaction(em -> em.createNativeQuery("""
+                        insert into suppression (tenant, address, reason, cause, created_by, created_at, active_key)
+                        values (?1, ?2, ?3, 'a test', 'test', current_timestamp, ?4)""")
+                .setParameter(1, tenant).setParameter(2, address).setParameter(3, reason)
+                .setParameter(4, JobLedger.suppressionKey(tenant, address)).executeUpdate());
+    }
+
+    private static String jobTo(String id, String tenant, String to, String cc) {
+        return """
+                {"schema_version": 1, "message_id": "%s", "tenant": "%s", "from": "noreply@example.com", "to": [%s],
+                 "cc": [%s], "subject": "s", "text": "t"}""".formatted(id, tenant, to, cc);
+    }
+
+    @Test
+    void aSuppressedRecipientIsLeftOutOfTheProviderCallAndAJobOfOnlySuppressedOnesIsNeverSent() throws Exception {
+        SendService send = boot("http", true);
+        suppress("shop", "bob@example.com", "hard_bounce");
+        suppress("other-shop", "alice@example.com", "manual");
+        SCRIPT.add(c -> ProviderResponse.accepted("http", "200", "ok", "p-1"));
+        handle(send, delivery(jobTo("partly", "shop", "\"Alice <alice@example.com>\", \"Bob <BOB@example.com>\"", "\"carol@example.com\"")));
+
+        MailJob partly = jobRow("partly");
+        assertThat(partly.getState()).isEqualTo(JobState.sent_to_provider);
+        assertThat(HANDED).singleElement().satisfies(m -> {
+            assertThat(m.to()).as("alice's suppression is another tenant's").containsExactly("Alice <alice@example.com>");
+            assertThat(m.cc()).containsExactly("carol@example.com");
+        });
+        assertThat(timeline(partly.getId())).containsSubsequence("received", "recipient_suppressed", "attempt_started", "sent");
+        assertThat(db.<List<String>>inTransaction(em -> em.createQuery(
+                        "select coalesce(r.deliveryState, '-') from JobRecipient r where r.jobId = :j order by r.position", String.class)
+                .setParameter("j", partly.getId()).getResultList())).containsExactly("-", "suppressed", "-");
+
+        handle(send, delivery(jobTo("all", "shop", "\"bob@example.com\"", "")));
+        MailJob all = jobRow("all");
+        assertThat(all.getState()).isEqualTo(JobState.suppressed);
+        assertThat(all.getAttemptCount()).isZero();
+        assertThat(HANDED).as("no second provider call").hasSize(1);
+        assertThat(timeline(all.getId())).containsExactly("received", "recipient_suppressed", "suppressed");
     }
 }

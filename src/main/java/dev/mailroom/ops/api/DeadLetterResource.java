@@ -18,7 +18,8 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 
 /**
- * Dead letters: {@code GET /api/v1/dead-letters} (filtered, paged, newest first),
+ * Dead letters: {@code GET /api/v1/dead-letters} (filtered, newest first, paged by the keyset cursor
+ * {@code after} = a page's {@code next_cursor}, or by {@code offset}),
  * {@code /dead-letters/{id}} (the whole envelope), {@code /dead-letters/groups} (counts by cause) and
  * {@code /dead-letters/stats} (open counts, oldest age, retention, jobs by state: what the metrics say).
  */
@@ -50,14 +51,28 @@ public class DeadLetterResource {
                          @QueryParam("provider") String provider, @QueryParam("consumer_version") String version,
                          @QueryParam("status") String status, @QueryParam("message_id") String messageId,
                          @QueryParam("from") String from, @QueryParam("to") String to,
+                         @QueryParam("fingerprint") String fingerprint, @QueryParam("after") String after,
                          @QueryParam("offset") @DefaultValue("0")
                          @Limit(min = 0, max = Integer.MAX_VALUE, name = "offset") String offset,
                          @QueryParam("limit") @DefaultValue("100") @Limit(max = 1000) String limit) {
         int n = Integer.parseInt(limit);
         int skip = Integer.parseInt(offset);
         DeadLetterQueries.Filter filter = new DeadLetterQueries.Filter(queue, reason, failureClass, errorType,
-                campaignId, tenant, provider, version, status, messageId, instant("from", from), instant("to", to));
-        return Response.ok(deadLetters.find(filter, skip, n)).build();
+                campaignId, tenant, provider, version, status, messageId, instant("from", from), instant("to", to),
+                fingerprint);
+        DeadLetterQueries.Cursor cursor = null;
+        if (after != null && !after.isBlank()) {
+            if (skip != 0) {
+                return ApiError.response(Response.Status.BAD_REQUEST, "invalid_request",
+                        "after (a keyset cursor) and offset do not go together: take one");
+            }
+            try {
+                cursor = DeadLetterQueries.Cursor.parse(after);
+            } catch (IllegalArgumentException e) {
+                return ApiError.response(Response.Status.BAD_REQUEST, "invalid_cursor", e.getMessage());
+            }
+        }
+        return Response.ok(deadLetters.find(filter, cursor, skip, n)).build();
     }
 
     @GET

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
@@ -38,16 +40,46 @@ public final class ConsoleScreenshots {
      */
     public static Path save(WebDriver driver, String name) {
         Path target = directory().resolve(name + ".png");
+        Dimension window = tallEnoughForThePage(driver);
         try {
             Path shot = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE).toPath();
             Files.copy(shot, target, StandardCopyOption.REPLACE_EXISTING);
             Files.deleteIfExists(shot);
         } catch (IOException e) {
             throw new IllegalStateException("cannot write the screenshot " + target, e);
+        } finally {
+            if (window != null) {
+                driver.manage().window().setSize(window);
+            }
         }
         System.err.println("[console-it] screenshot " + target);
         return target;
     }
+
+    /**
+     * Makes the window tall enough for the whole page (at most {@value #MOST_PIXELS} pixels), so the picture is of
+     * the page and not of its first screen; answers the size to restore, or null when nothing was changed.
+     */
+    private static Dimension tallEnoughForThePage(WebDriver driver) {
+        try {
+            Dimension window = driver.manage().window().getSize();
+            Object[] sizes = ((java.util.List<?>) ((JavascriptExecutor) driver).executeScript(
+                    "return [document.documentElement.scrollHeight, window.innerHeight];")).toArray();
+            int page = ((Number) sizes[0]).intValue();
+            int viewport = ((Number) sizes[1]).intValue();
+            if (page <= viewport) {
+                return null;
+            }
+            int height = Math.min(MOST_PIXELS, window.getHeight() + page - viewport);
+            driver.manage().window().setSize(new Dimension(window.getWidth(), height));
+            return window;
+        } catch (RuntimeException e) {
+            System.err.println("[console-it] screenshot of the first screen only: " + e);
+            return null;
+        }
+    }
+
+    private static final int MOST_PIXELS = 4000;
 
     /**
      * The failing moment of test {@code name}: {@code failed-<name>.png} and {@code failed-<name>.html} (URL and page

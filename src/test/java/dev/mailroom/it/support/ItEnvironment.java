@@ -28,7 +28,7 @@ import dev.mailroom.testsupport.SmtpTestServer;
  *   <li>{@code mailroom.it.server-home}: the configured WildFly ({@code standalone-mailroom.xml}, mailroom.war
  *       in {@code standalone/deployments}).</li>
  *   <li>{@code mailroom.it.port-offset} (default 100), {@code mailroom.it.work-dir} (default
- *       {@code <build dir>/it-work}), {@code mailroom.it.boot-timeout-seconds} (default 240).</li>
+ *       {@code <build dir>/it-work}), {@code mailroom.it.boot-timeout-seconds} (default 600: a quiet machine boots in ~30 s, a 2-core machine shared by several builds has taken over 240 s).</li>
  * </ul>
  * The server's data, log and temp dirs are {@code <work-dir>/<profile>/{data,log,tmp}}, wiped when the JVM first
  * starts the environment (and then kept across {@code server().killHard()} / {@code server().restart()}).
@@ -324,7 +324,7 @@ public final class ItEnvironment {
                     .baseDir(profileDir)
                     .contextRoot("/mailroom")
                     .readinessUrl("http://127.0.0.1:" + (8080 + offset) + "/mailroom" + HEALTH_PATH)
-                    .bootTimeout(Duration.ofSeconds(Long.getLong("mailroom.it.boot-timeout-seconds", 240)))
+                    .bootTimeout(Duration.ofSeconds(Long.getLong("mailroom.it.boot-timeout-seconds", 600)))
                     .environment(env)
                     // resolve in-doubt transactions left by a kill -9 within seconds, not the default 2 minutes
                     .systemProperty("RecoveryEnvironmentBean.periodicRecoveryPeriod", "10")

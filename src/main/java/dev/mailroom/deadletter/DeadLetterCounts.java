@@ -1,0 +1,275 @@
+package dev.mailroom.deadletter;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import jakarta.persistence.Query;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The counts the groups and the arrivals are read from, kept on write (migration {@code V8}): so that
+ * neither has to scan a million dead letters. Every change of a dead letter's row that moves it between
+ * groups or buckets (recorded, recorded again, status changed, expired, purged) goes through
+ * {@link #apply}, in the transaction of the change itself, so the counts are exactly what a
+ * {@code GROUP BY} over {@code dead_letter} would say once that transaction commits
+ * ({@code DeadLetterCountsComponentTest} checks it on H2 and PostgreSQL).
+ *
+ * <ul>
+ *   <li>{@code dead_letter_group_count}: per (status, source queue, reason, failure class, error type,
+ *       fingerprint of the normalised error, consumer version) the number of dead letters and the first
+ *       and last {@code failed_at} among them.</li>
+ *   <li>{@code dead_letter_arrival}: per (bucket of 60 or 3600 s, source queue, reason) the number of dead
+ *       letters whose {@code failed_at} falls in it, whatever their status (what the arrivals chart shows);
+ *       a 30-day chart reads at most 720 hour buckets per (queue, reason).</li>
+ * </ul>
+ * Null key columns are stored as {@code ''} (so the key is a plain primary key). A row is created by an
+ * {@code insert ... on conflict do nothing} (safe when two transactions create it at once), changed by an
+ * {@code update} under its row lock, and deleted by {@link #dropEmpty} once it counts nothing. Rows are
+ * locked in key order within one call.
+ */
+@ApplicationScoped
+public class DeadLetterCounts {
+
+    /** The granularities arrivals are counted at, in seconds. */
+    public static final long MINUTE = 60;
+    public static final long HOUR = 3600;
+
+    @PersistenceContext(unitName = "mailroom")
+    EntityManager em;
+
+    /** What of a dead letter's row the counts depend on. */
+    public record Counted(String status, String queue, String reason, String failureClass, String errorType,
+                          String fingerprint, String consumerVersion, Instant failedAt) {
+
+        public static Counted of(DeadLetter d) {
+            return new Counted(d.getStatus(), d.getSourceQueue(), d.getReason(), d.getFailureClass(),
+                    d.getErrorType(), d.getErrorFingerprint(), d.getConsumerVersion(), d.getFailedAt());
+        }
+
+        GroupKey group() {
+            return new GroupKey(key(status), key(queue), key(reason), key(failureClass), key(errorType),
+                    key(fingerprint), key(consumerVersion));
+        }
+
+        ArrivalKey arrival(long seconds) {
+            return new ArrivalKey(seconds, Math.floorDiv(failedAt.getEpochSecond(), seconds), key(queue), key(reason));
+        }
+    }
+
+    /** One row's change: {@code before} null for a new row, {@code after} null for a deleted one. */
+    public record Change(Counted before, Counted after) { }
+
+    record GroupKey(String status, String queue, String reason, String failureClass, String errorType,
+                    String fingerprint, String consumerVersion) implements Comparable<GroupKey> {
+        private static final Comparator<GroupKey> ORDER = Comparator.comparing(GroupKey::status)
+                .thenComparing(GroupKey::queue).thenComparing(GroupKey::reason).thenComparing(GroupKey::failureClass)
+                .thenComparing(GroupKey::errorType).thenComparing(GroupKey::fingerprint)
+                .thenComparing(GroupKey::consumerVersion);
+
+        @Override
+        public int compareTo(GroupKey o) {
+            return ORDER.compare(this, o);
+        }
+
+        List<String> values() {
+            return List.of(status, queue, reason, failureClass, errorType, fingerprint, consumerVersion);
+        }
+    }
+
+    record ArrivalKey(long seconds, long bucket, String queue, String reason) implements Comparable<ArrivalKey> {
+        private static final Comparator<ArrivalKey> ORDER = Comparator.comparingLong(ArrivalKey::seconds)
+                .thenComparingLong(ArrivalKey::bucket).thenComparing(ArrivalKey::queue).thenComparing(ArrivalKey::reason);
+
+        @Override
+        public int compareTo(ArrivalKey o) {
+            return ORDER.compare(this, o);
+        }
+    }
+
+    /** Added and removed rows of one group within one call; first/last only over the added ones. */
+    private static final class GroupDelta {
+        long added;
+        long removed;
+        Instant first;
+        Instant last;
+
+        void add(Instant at) {
+            added++;
+            first = first == null || at.isBefore(first) ? at : first;
+            last = last == null || at.isAfter(last) ? at : last;
+        }
+    }
+
+    static final String[] GROUP_COLUMNS = {"status", "source_queue", "reason", "failure_class", "error_type",
+        "error_fingerprint", "consumer_version"};
+
+    private static String key(String value) {
+        return value == null ? "" : value;
+    }
+
+    /** Shorthand for one row's change. */
+    public void apply(Counted before, Counted after) {
+        apply(List.of(new Change(before, after)));
+    }
+
+    /**
+     * Brings the counts up to date with {@code changes}, already made to {@code dead_letter} in this
+     * transaction (they are flushed first, so that a first/last recomputed after a removal sees them).
+     */
+    public void apply(Collection<Change> changes) {
+        Map<GroupKey, GroupDelta> groups = new TreeMap<>();
+        Map<ArrivalKey, long[]> arrivals = new TreeMap<>();
+        for (Change c : changes) {
+            if (c.before() != null && c.after() != null && c.before().equals(c.after())) {
+                continue;
+            }
+            if (c.before() != null) {
+                groups.computeIfAbsent(c.before().group(), k -> new GroupDelta()).removed++;
+                arrivals.computeIfAbsent(c.before().arrival(MINUTE), k -> new long[1])[0]--;
+                arrivals.computeIfAbsent(c.before().arrival(HOUR), k -> new long[1])[0]--;
+            }
+            if (c.after() != null) {
+                groups.computeIfAbsent(c.after().group(), k -> new GroupDelta()).add(c.after().failedAt());
+                arrivals.computeIfAbsent(c.after().arrival(MINUTE), k -> new long[1])[0]++;
+                arrivals.computeIfAbsent(c.after().arrival(HOUR), k -> new long[1])[0]++;
+            }
+        }
+        if (groups.isEmpty()) {
+            return;
+        }
+        em.flush();
+        groups.forEach(this::applyGroup);
+        arrivals.forEach((k, d) -> {
+            if (d[0] != 0) {
+                applyArrival(k, d[0]);
+            }
+        });
+    }
+
+    private void applyGroup(GroupKey k, GroupDelta d) {
+        if (d.added == 0 && d.removed == 0) {
+            return;
+        }
+        String where = " where status = ?1 and source_queue = ?2 and reason = ?3 and failure_class = ?4"
+                + " and error_type = ?5 and error_fingerprint = ?6 and consumer_version = ?7";
+        while (true) {
+            if (d.added > 0) {
+                keyed(em.createNativeQuery("""
+                        insert into dead_letter_group_count (status, source_queue, reason, failure_class, error_type,
+                          error_fingerprint, consumer_version, dead_letters) values (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0)
+                        on conflict do nothing"""), k.values()).executeUpdate();
+            }
+            Query update;
+            if (d.removed == 0) {
+                update = em.createNativeQuery("update dead_letter_group_count set dead_letters = dead_letters + ?8,"
+                                + " first_failed_at = least(coalesce(first_failed_at, ?9), ?9),"
+                                + " last_failed_at = greatest(coalesce(last_failed_at, ?10), ?10)" + where)
+                        .setParameter(9, d.first).setParameter(10, d.last);
+            } else {
+                update = em.createNativeQuery("update dead_letter_group_count set dead_letters = dead_letters + ?8"
+                        + where);
+            }
+            int n = keyed(update, k.values()).setParameter(8, d.added - d.removed).executeUpdate();
+            if (n == 1) {
+                break;
+            }
+            if (d.added == 0) {
+                throw new IllegalStateException("dead-letter counts out of step: no group row to remove from " + k);
+            }
+            // deleted as empty between our insert and update (dropEmpty): create it again
+        }
+        if (d.removed > 0) {
+            // a removal may have taken the first or last: read them again from the rows (an index range, V8),
+            // now that this transaction holds the group row's lock
+            StringBuilder sql = new StringBuilder("select min(failed_at), max(failed_at) from dead_letter where 1 = 1");
+            List<String> values = k.values();
+            List<String> params = new ArrayList<>();
+            for (int i = 0; i < GROUP_COLUMNS.length; i++) {
+                if (values.get(i).isEmpty()) {
+                    sql.append(" and (").append(GROUP_COLUMNS[i]).append(" is null or ").append(GROUP_COLUMNS[i])
+                            .append(" = '')");
+                } else {
+                    params.add(values.get(i));
+                    sql.append(" and ").append(GROUP_COLUMNS[i]).append(" = ?").append(params.size());
+                }
+            }
+            Query q = em.createNativeQuery(sql.toString());
+            for (int i = 0; i < params.size(); i++) {
+                q.setParameter(i + 1, params.get(i));
+            }
+            Object[] r = (Object[]) q.getSingleResult();
+            if (r[0] == null) {
+                keyed(em.createNativeQuery("update dead_letter_group_count set first_failed_at = null,"
+                        + " last_failed_at = null" + where), k.values()).executeUpdate();
+            } else {
+                keyed(em.createNativeQuery("update dead_letter_group_count set first_failed_at = ?8,"
+                        + " last_failed_at = ?9" + where), k.values())
+                        .setParameter(8, instant(r[0])).setParameter(9, instant(r[1])).executeUpdate();
+            }
+        }
+    }
+
+    private void applyArrival(ArrivalKey k, long delta) {
+        String where = " where bucket_seconds = ?1 and bucket = ?2 and source_queue = ?3 and reason = ?4";
+        while (true) {
+            if (delta > 0) {
+                arrivalKeyed(em.createNativeQuery("""
+                        insert into dead_letter_arrival (bucket_seconds, bucket, source_queue, reason, arrived)
+                        values (?1, ?2, ?3, ?4, 0) on conflict do nothing"""), k).executeUpdate();
+            }
+            int n = arrivalKeyed(em.createNativeQuery("update dead_letter_arrival set arrived = arrived + ?5" + where), k)
+                    .setParameter(5, delta).executeUpdate();
+            if (n == 1) {
+                return;
+            }
+            if (delta < 0) {
+                throw new IllegalStateException("dead-letter counts out of step: no arrival row to remove from " + k);
+            }
+        }
+    }
+
+    /**
+     * Deletes the rows that count nothing any more (a purged hour, a group whose dead letters all moved
+     * on). A writer that created such a row again in between finds no row to update and inserts it anew.
+     */
+    public int dropEmpty() {
+        return em.createNativeQuery("delete from dead_letter_group_count where dead_letters = 0").executeUpdate()
+                + em.createNativeQuery("delete from dead_letter_arrival where arrived = 0").executeUpdate();
+    }
+
+    private static Query keyed(Query q, List<String> values) {
+        for (int i = 0; i < values.size(); i++) {
+            q.setParameter(i + 1, values.get(i));
+        }
+        return q;
+    }
+
+    private static Query arrivalKeyed(Query q, ArrivalKey k) {
+        return q.setParameter(1, k.seconds()).setParameter(2, k.bucket()).setParameter(3, k.queue())
+                .setParameter(4, k.reason());
+    }
+
+    /** A timestamp as a native query answers it (the type differs by database and driver). */
+    static Instant instant(Object value) {
+        if (value == null || value instanceof Instant) {
+            return (Instant) value;
+        }
+        if (value instanceof Timestamp t) {
+            return t.toInstant();
+        }
+        if (value instanceof java.time.OffsetDateTime o) {
+            return o.toInstant();
+        }
+        if (value instanceof java.time.ZonedDateTime z) {
+            return z.toInstant();
+        }
+        throw new IllegalStateException("not a timestamp: " + value.getClass());
+    }
+}
