@@ -1,6 +1,7 @@
 package dev.mailroom.deadletter;
 
 import dev.mailroom.platform.SchemaMigration;
+import dev.mailroom.platform.lease.Leases;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
@@ -34,11 +35,18 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * when its retention ends it becomes {@code expired}: the envelope is kept, only the payload is dropped.
  * Either way its broker copies leave the DLQ in the same transaction: retention holds on the broker too,
  * and a copy left behind would come back as a dead letter nobody can find the record of.
+ *
+ * <p>With several nodes, retention and the oldest-age alert run on the node holding the {@value #LEASE}
+ * lease; the snapshot (reads only) is taken on every node, so each node's metrics and
+ * {@code /dead-letters/stats} are current whichever node an operator or a scraper reaches.
  */
 @Singleton
 @Startup
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class DeadLetterMonitor {
+
+    /** The lease of retention and the age alerts: one node applies them at a time. */
+    public static final String LEASE = "dead-letter-monitor";
 
     @Resource
     TimerService timers;
@@ -67,6 +75,8 @@ public class DeadLetterMonitor {
     EntityManager em;
     @EJB
     SchemaMigration schema;
+    @Inject
+    Leases leases;
 
     /** Dead letters purged per statement (the size of an {@code in} list). */
     private static final int PURGE_BATCH = 500;
@@ -86,9 +96,14 @@ public class DeadLetterMonitor {
     void onTimer(Timer timer) {
         schema.awaitMigrated();
         Instant now = clock.instant();
-        applyRetention(now);
+        boolean mine = leases.takeTurn(LEASE);
+        if (mine) {
+            applyRetention(now);
+        }
         DeadLetterStats.Snapshot snapshot = stats.snapshot(now);
-        checkOldestAge(snapshot, now);
+        if (mine) {
+            checkOldestAge(snapshot, now);
+        }
         metrics.publish(snapshot);
     }
 

@@ -2,6 +2,7 @@ package dev.mailroom.deadletter;
 
 import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.SchemaMigration;
+import dev.mailroom.platform.lease.Leases;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
@@ -32,13 +33,16 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  *
  * <p>It runs every {@code mailroom.deadletter.sweep-interval} (default 30 s): a broker-routed dead
  * letter has its row at most one interval after it arrived. It works in pages of {@value #PAGE}
- * messages, each its own transaction, never browsing the whole DLQ in one.
+ * messages, each its own transaction, never browsing the whole DLQ in one. With several nodes it runs
+ * on the one holding the {@value #LEASE} lease.
  */
 @Singleton
 @Startup
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class DlqSweeper {
 
+    /** The lease of the sweep: one node sweeps at a time (the broker is shared once it is remote). */
+    public static final String LEASE = "dlq-sweeper";
     /** Messages per page (one transaction). */
     static final int PAGE = 50;
     /** At most this many bare messages are swept per queue and sweep; the next sweep takes the rest. */
@@ -58,6 +62,8 @@ public class DlqSweeper {
     DeadLetterMetrics metrics;
     @EJB
     SchemaMigration schema;
+    @Inject
+    Leases leases;
 
     @PostConstruct
     void schedule() {
@@ -70,6 +76,9 @@ public class DlqSweeper {
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void onTimer(Timer timer) throws JMSException {
         schema.awaitMigrated();
+        if (!leases.takeTurn(LEASE)) {
+            return; // another node sweeps
+        }
         for (String queue : config.queues()) {
             int n = sweep(queue);
             if (n > 0) {

@@ -28,6 +28,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class Reconciler {
 
     static final int MAX_PER_BATCH = 200;
+    /** With several nodes, one reconciles at a time: the one holding this lease. */
+    public static final String LEASE = "reconciler";
 
     @Resource
     TimerService timers;
@@ -42,6 +44,8 @@ public class Reconciler {
     Clock clock;
     @EJB
     dev.mailroom.platform.SchemaMigration schema;
+    @Inject
+    dev.mailroom.platform.lease.Leases leases;
 
     @PostConstruct
     void schedule() {
@@ -52,6 +56,14 @@ public class Reconciler {
     /** Not one transaction: each batch commits on its own, so a long run holds no locks for long. */
     @Timeout
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public void onTimer() {
+        schema.awaitMigrated();
+        if (leases.takeTurn(LEASE)) {
+            run();
+        }
+    }
+
+    /** One run: batches of received events, in order, until the inbox is drained or the interval is used up. */
     public void run() {
         long budgetEnds = System.nanoTime() + Duration.parse(interval).toNanos();
         long after = 0;

@@ -9,7 +9,8 @@ import java.util.logging.Logger;
 
 /**
  * At start: a run this node was carrying out when it went down is {@code interrupted}, so an operator
- * sees it and resumes or abandons it (nothing resumes by itself: the world may have changed).
+ * sees it and resumes or abandons it (nothing resumes by itself: the world may have changed). A run left
+ * by a node that does not come back is another matter: {@link RedriveTakeover} resumes it on a live node.
  */
 @Singleton
 @Startup
@@ -20,10 +21,12 @@ public class RedriveRecovery {
 
     @Inject
     RedriveSteps steps;
+    @Inject
+    dev.mailroom.platform.lease.Leases leases;
 
     @PostConstruct
     void markInterrupted() {
-        int n = steps.interruptRunsOf(Redrives.node());
+        int n = steps.interruptRunsOf(leases.node());
         if (n > 0) {
             LOG.warning(() -> n + " redrive run(s) were running when this server stopped: marked interrupted;"
                     + " resume or abandon them (POST /api/v1/redrives/{id}/resume or /abandon)");

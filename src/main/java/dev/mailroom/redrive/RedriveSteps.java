@@ -230,6 +230,20 @@ public class RedriveSteps {
         return running.size();
     }
 
+    /** The nodes other than {@code node} that are carrying out a run, as recorded. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public List<String> nodesRunningOtherThan(String node) {
+        return em.createQuery("select distinct r.node from Redrive r where r.status = 'running' and r.node <> :n",
+                String.class).setParameter("n", node).getResultList();
+    }
+
+    /** The runs {@code node} is carrying out, as recorded. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public List<String> runningOn(String node) {
+        return em.createQuery("select r.id from Redrive r where r.status = 'running' and r.node = :n", String.class)
+                .setParameter("n", node).getResultList();
+    }
+
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Redrive load(String id) {
         Redrive r = em.find(Redrive.class, id);

@@ -4,6 +4,7 @@ import dev.mailroom.deadletter.DeadLetter;
 import dev.mailroom.deadletter.DeadLetterQueries;
 import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.Refused;
+import dev.mailroom.platform.lease.Leases;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
@@ -33,6 +34,8 @@ public class Redrives {
     MailroomConfig config;
     @Inject
     Clock clock;
+    @Inject
+    Leases leases;
 
     @Inject
     @ConfigProperty(name = "mailroom.redrive.sample-size", defaultValue = "10")
@@ -141,7 +144,8 @@ public class Redrives {
         return run(plan.id(), actor);
     }
 
-    static String node() {
-        return System.getProperty("jboss.node.name", "mailroom");
+    /** This node's id ({@code mailroom.node.id}): a run records the node carrying it out. */
+    String node() {
+        return leases.node();
     }
 }

@@ -27,7 +27,7 @@ import javax.sql.DataSource;
 /**
  * Every {@code mailroom.stop-the-line.probe-interval}: checks that the database answers (the health check's
  * test; a stopped database stops every line, an answering one starts the lines it stopped), restores pauses
- * recorded before a restart (first tick), keeps the consumers in step with their lines, restarts a
+ * recorded before a restart (first tick), follows the pauses other nodes record or clear (later ticks), keeps the consumers in step with their lines, restarts a
  * dead-letter-rate pause after its restart time, and probes a line stopped by a provider with one real send of
  * its head job ({@link HeadJobProbe}).
  */
@@ -98,6 +98,10 @@ public class LineProbe {
         if (!restored) {
             records.all().forEach(line::restore);
             restored = true;
+        } else {
+            // several nodes: a pause recorded (or cleared) by another node applies here too
+            StopLine.Settled before = line.settled();
+            line.follow(before, records.all());
         }
         for (String queue : config.queues()) {
             line.signal(queue, new LineSignal.DatabaseAnswered());

@@ -60,6 +60,13 @@ public class StopLine {
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
     /** Queues whose consumers or record may not match their line yet (a switch failed, or is on its way). */
     private final Set<String> unsettled = ConcurrentHashMap.newKeySet();
+    /**
+     * What this node last wrote to (or read from) each queue's row: a line is written only when it differs, never
+     * again on every tick, so this node does not write back a pause another node has since cleared.
+     */
+    private final Map<String, LineState> lastRecorded = new ConcurrentHashMap<>();
+    /** Counts every change of any line, so {@link #follow} can tell that one happened while it read the rows. */
+    private final java.util.concurrent.atomic.AtomicLong changes = new java.util.concurrent.atomic.AtomicLong();
 
     /** The line of {@code queue} as this node holds it. */
     public LineState state(String queue) {
@@ -164,6 +171,9 @@ public class StopLine {
             after = decision instanceof LineDecision.Pause p
                     ? LineState.stopped(p.reason(), p.detail(), clock.instant()) : LineState.RUNNING;
             lines.put(queue, after);
+            changes.incrementAndGet();
+            // unsettled until recorded: follow() must not take the missing row for another node's resume
+            unsettled.add(queue);
         }
         if (decision instanceof LineDecision.Pause p) {
             LOG.severe(() -> String.format("line of %s stopped (%s): %s; its jobs wait on the broker", queue,
@@ -177,7 +187,6 @@ public class StopLine {
                     Duration.between(before.since(), clock.instant()), clock.instant()));
         }
         if (!(signal instanceof LineSignal.OperatorPaused) && !(signal instanceof LineSignal.OperatorResumed)) {
-            unsettled.add(queue);
             runLater(() -> reconcile(queue));
         } else {
             record(queue);
@@ -198,6 +207,8 @@ public class StopLine {
         synchronized (lock(queue)) {
             if (!state(queue).paused()) {
                 lines.put(queue, recorded);
+                lastRecorded.put(queue, recorded);
+                changes.incrementAndGet();
                 unsettled.add(queue);
                 LOG.warning(() -> "line of " + queue + " restored as stopped (" + recorded.reason().wireName()
                         + " since " + recorded.since() + "): " + recorded.detail());
@@ -210,6 +221,7 @@ public class StopLine {
         // not the signal lock: stopping the consumers waits for their deliveries, which may be signalling
         synchronized (lock("switch " + queue)) {
             LineState line = state(queue);
+            boolean switched;
             try {
                 if (line.paused() != consumers.paused(queue)) {
                     if (line.paused()) {
@@ -218,14 +230,88 @@ public class StopLine {
                         consumers.resume(queue, ACTOR);
                     }
                 }
-                unsettled.remove(queue);
+                switched = true;
             } catch (RuntimeException e) {
-                unsettled.add(queue);
+                switched = false;
                 LOG.log(Level.WARNING, e, () -> "could not " + (line.paused() ? "pause" : "resume")
                         + " the consumers of " + queue + " yet; the probe tries again");
             }
-            record(queue);
+            // recorded first, settled after: a queue counts as settled only once its row says what its line says
+            boolean recorded = record(queue);
+            synchronized (lock(queue)) {
+                if (switched && recorded && state(queue).equals(line)) {
+                    unsettled.remove(queue);
+                } else {
+                    unsettled.add(queue);
+                }
+            }
         }
+    }
+
+    // ------------------------------------------------------------------ several nodes
+
+    /**
+     * This node's settled lines, taken before the {@code queue_pause} rows are read (see {@link #follow}):
+     * a line whose own change is not recorded yet is left out, so its missing or present row is not mistaken
+     * for another node's decision.
+     */
+    public record Settled(long changes, Map<String, LineState> lines) {
+    }
+
+    Settled settled() {
+        long seen = changes.get();
+        Map<String, LineState> out = new java.util.HashMap<>();
+        for (String queue : config.queues()) {
+            synchronized (lock(queue)) {
+                if (!unsettled.contains(queue)) {
+                    out.put(queue, state(queue));
+                }
+            }
+        }
+        return new Settled(seen, out);
+    }
+
+    /**
+     * Applies the pauses other nodes recorded (or cleared) to this node's lines: a queue paused on any node is
+     * paused on every node (with the recorded reason), and a resume anywhere resumes it everywhere. {@code before} was taken before
+     * {@code recorded} was read; if any line changed here since, nothing is applied (the next tick looks
+     * again). A line stopped because this node cannot reach the database is its own and is not touched.
+     * The consumers follow at the probe's {@link #reconcile}. Returns how many lines changed.
+     */
+    int follow(Settled before, Map<String, LineState> recorded) {
+        long expected = before.changes();
+        int changed = 0;
+        for (Map.Entry<String, LineState> e : before.lines().entrySet()) {
+            String queue = e.getKey();
+            LineState row = recorded.get(queue);
+            synchronized (lock(queue)) {
+                if (changes.get() != expected || !state(queue).equals(e.getValue())) {
+                    return changed;
+                }
+                LineState line = e.getValue();
+                LineState next;
+                if (row != null && (!line.paused() || row.reason() != line.reason())) {
+                    // stopped elsewhere, or stopped here for one reason and recorded by another node for another
+                    // (an operator's): the record wins, so this node's own reason ending cannot clear it
+                    next = row;
+                } else if (row == null && line.paused() && line.reason() != PauseReason.DATABASE) {
+                    next = LineState.RUNNING;
+                } else {
+                    continue;
+                }
+                lines.put(queue, next);
+                lastRecorded.put(queue, next); // it is what the row says: nothing to write back
+                expected = changes.incrementAndGet();
+                unsettled.add(queue);
+                changed++;
+                LOG.warning(() -> next.paused()
+                        ? "line of " + queue + " stopped on another node (" + next.reason().wireName() + " since "
+                                + next.since() + "): stopped here too"
+                        : "line of " + queue + " started again on another node (was " + line.reason().wireName()
+                                + "): started here too");
+            }
+        }
+        return changed;
     }
 
     /** Whether the probe's tick should {@link #reconcile} {@code queue}: its line is stopped, or a switch is pending. */
@@ -233,11 +319,15 @@ public class StopLine {
         return state(queue).paused() || unsettled.contains(queue);
     }
 
-    private void record(String queue) {
+    /** Writes the line of {@code queue} to its row; false if that failed (the probe tries again). */
+    private boolean record(String queue) {
         synchronized (lock("record " + queue)) {
             LineState line = state(queue);
             if (line.reason() == PauseReason.DATABASE) {
-                return; // cannot be written, and ends when the database answers
+                return true; // cannot be written, and ends when the database answers
+            }
+            if (line.equals(lastRecorded.get(queue))) {
+                return true;
             }
             try {
                 if (line.paused()) {
@@ -245,9 +335,12 @@ public class StopLine {
                 } else {
                     records.delete(queue);
                 }
+                lastRecorded.put(queue, line);
+                return true;
             } catch (Exception e) { // the transaction's commit may throw a checked RollbackException through the proxy
                 unsettled.add(queue);
                 LOG.log(Level.WARNING, e, () -> "could not record the line of " + queue + " (" + line + ")");
+                return false;
             }
         }
     }

@@ -41,16 +41,11 @@ class StopLineTest {
     private final Map<String, LineState> records = new HashMap<>();
     private final List<LineStopped> stopped = new ArrayList<>();
     private final List<LineStarted> started = new ArrayList<>();
-    private StopLine line;
+    private HeldStopLine line;
 
     @BeforeEach
     void wire() {
-        line = new StopLine() {
-            @Override
-            void runLater(Runnable work) {
-                work.run();
-            }
-        };
+        line = new HeldStopLine();
         line.config = new MailroomConfig() {
             @Override
             public List<String> queues() {
@@ -121,6 +116,88 @@ class StopLineTest {
         line.clock = clock;
         line.stoppedEvents = new Recording<>(stopped);
         line.startedEvents = new Recording<>(started);
+    }
+
+    /** Several nodes share queue_pause: what another node records (or clears) is followed here, without a second page. */
+    @Test
+    void aPauseRecordedByAnotherNodeStopsThisLineAndItsResumeStartsIt() {
+        LineState elsewhere = LineState.stopped(PauseReason.OPERATOR, "paused by alice on node-b", T0);
+        records.put(BULK, elsewhere); // node-b's row
+
+        assertThat(line.follow(line.settled(), line.records.all())).isEqualTo(1);
+        assertThat(line.admits(BULK)).isFalse();
+        assertThat(line.state(BULK)).isEqualTo(elsewhere);
+        assertThat(line.admits(SEND)).isTrue();
+        assertThat(line.needsReconcile(BULK)).isTrue();
+        line.reconcile(BULK);
+        assertThat(consumersPaused.get(BULK)).isTrue();
+        assertThat(stopped).as("node-b paged; this node only follows").isEmpty();
+
+        assertThat(line.follow(line.settled(), line.records.all())).as("nothing new").isZero();
+
+        records.remove(BULK); // resumed on node-b
+        assertThat(line.follow(line.settled(), line.records.all())).isEqualTo(1);
+        line.reconcile(BULK);
+        assertThat(line.admits(BULK)).isTrue();
+        assertThat(consumersPaused.get(BULK)).isFalse();
+        assertThat(records).doesNotContainKey(BULK);
+        assertThat(started).isEmpty();
+    }
+
+    /** Stopped here by the providers, by an operator on another node: the operator's record wins, and holds. */
+    @Test
+    void anOperatorPauseRecordedElsewhereOutlivesThisNodesOwnProviderPause() {
+        line.breakerChanged(new BreakerStateChanged("relay-a", "open", T0, "connection refused"));
+        line.reconcile(BULK);
+        assertThat(line.state(BULK).reason()).isEqualTo(PauseReason.PROVIDERS_OPEN);
+        records.put(BULK, LineState.stopped(PauseReason.OPERATOR, "paused by alice on node-b", T0.plusSeconds(5)));
+
+        assertThat(line.follow(line.settled(), line.records.all())).isEqualTo(1);
+        assertThat(line.state(BULK).reason()).isEqualTo(PauseReason.OPERATOR);
+
+        line.breakerChanged(new BreakerStateChanged("relay-a", "closed", T0.plusSeconds(40), null));
+        assertThat(line.admits(BULK)).as("the breaker closing does not end an operator's pause").isFalse();
+        assertThat(records.get(BULK).reason()).isEqualTo(PauseReason.OPERATOR);
+    }
+
+    /** Paused here and recorded; resumed on another node (row gone): this node's ticks do not write it back. */
+    @Test
+    void aPauseOfThisNodeClearedElsewhereIsNotWrittenBackByTheNextTick() {
+        line.answered(SEND, "relay-a", FailureClass.SYSTEMIC, "535");
+        assertThat(records).containsKey(SEND);
+        records.remove(SEND); // node-b's operator resumed it
+
+        line.reconcile(SEND); // the probe's tick, before it reads the rows
+        assertThat(records).as("not written back").doesNotContainKey(SEND);
+        assertThat(line.follow(line.settled(), line.records.all())).isEqualTo(1);
+        line.reconcile(SEND);
+        assertThat(line.admits(SEND)).isTrue();
+        assertThat(consumersPaused.get(SEND)).isFalse();
+    }
+
+    /** A line that changed here while the rows were read is not overwritten by that older read. */
+    @Test
+    void aLocalStopBetweenTakingStockAndReadingTheRowsIsNotUndone() {
+        StopLine.Settled before = line.settled();
+        Map<String, LineState> rowsReadBeforeTheStop = line.records.all();
+        line.answered(SEND, "relay-a", FailureClass.SYSTEMIC, "535 5.7.8 Authentication credentials invalid");
+
+        assertThat(line.follow(before, rowsReadBeforeTheStop)).isZero();
+        assertThat(line.admits(SEND)).isFalse();
+        assertThat(records.get(SEND).reason()).isEqualTo(PauseReason.SYSTEMIC);
+    }
+
+    /** A line stopped here but not recorded yet is left out of the stock taken, so its missing row is no resume. */
+    @Test
+    void aStopNotYetRecordedIsNotTakenForAResumeElsewhere() {
+        line.runLaterHeld = true;
+        line.answered(SEND, "relay-a", FailureClass.SYSTEMIC, "535");
+        assertThat(records).doesNotContainKey(SEND);
+
+        StopLine.Settled before = line.settled();
+        assertThat(before.lines()).doesNotContainKey(SEND);
+        assertThat(line.follow(before, line.records.all())).isZero();
+        assertThat(line.admits(SEND)).isFalse();
     }
 
     @Test
@@ -281,6 +358,18 @@ class StopLineTest {
         @Override
         public <U extends T> Event<U> select(TypeLiteral<U> subtype, Annotation... qualifiers) {
             throw new UnsupportedOperationException();
+        }
+    }
+
+    /** Runs the later work at once, unless told to hold it (a switch on its way). */
+    static class HeldStopLine extends StopLine {
+        boolean runLaterHeld;
+
+        @Override
+        void runLater(Runnable work) {
+            if (!runLaterHeld) {
+                work.run();
+            }
         }
     }
 }

@@ -1,0 +1,89 @@
+package dev.mailroom.redrive;
+
+import dev.mailroom.platform.SchemaMigration;
+import dev.mailroom.platform.lease.Leases;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
+import jakarta.ejb.EJB;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.Timeout;
+import jakarta.ejb.Timer;
+import jakarta.ejb.TimerConfig;
+import jakarta.ejb.TimerService;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Several nodes: a redrive run is carried out by the node it was started on. If that node dies and does not
+ * come back (its liveness lease expired), the node holding the {@value #LEASE} lease marks the run
+ * interrupted and resumes it here: published entries are never published again ({@link RedriveSteps}), the
+ * rest go out at the run's rate. An operator had approved the run; a dead node must not leave it half done.
+ * (A node that restarts marks its own runs interrupted instead, {@link RedriveRecovery}, before its liveness
+ * lease could lapse.)
+ */
+@Singleton
+@Startup
+@DependsOn("SchemaMigration")
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class RedriveTakeover {
+
+    public static final String LEASE = "redrive-takeover";
+    static final String ACTOR = "redrive-takeover";
+    private static final Logger LOG = Logger.getLogger(RedriveTakeover.class.getName());
+
+    @Resource
+    TimerService timers;
+    @Inject
+    @ConfigProperty(name = "mailroom.lease.heartbeat", defaultValue = "PT10S")
+    String interval;
+    @Inject
+    Leases leases;
+    @Inject
+    RedriveSteps steps;
+    @Inject
+    Redrives redrives;
+    @EJB
+    SchemaMigration schema;
+
+    @PostConstruct
+    void schedule() {
+        long ms = Duration.parse(interval).toMillis();
+        timers.createIntervalTimer(ms, ms, new TimerConfig("redrive-takeover", false));
+    }
+
+    @Timeout
+    void onTimer(Timer timer) {
+        schema.awaitMigrated();
+        if (!leases.takeTurn(LEASE)) {
+            return;
+        }
+        for (String node : steps.nodesRunningOtherThan(leases.node())) {
+            if (leases.alive(node)) {
+                continue;
+            }
+            List<String> runs = steps.runningOn(node);
+            steps.interruptRunsOf(node);
+            for (String id : runs) {
+                try {
+                    redrives.resume(id, ACTOR);
+                    LOG.warning(() -> "redrive " + id + " was running on " + node + ", which stopped: resumed on "
+                            + leases.node());
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, e, () -> "redrive " + id + " of the stopped node " + node
+                            + " could not be resumed here; it stays interrupted for an operator");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,247 @@
+package dev.mailroom.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mailroom.it.support.ApiClient;
+import dev.mailroom.it.support.ItEnvironment;
+import dev.mailroom.it.support.PostgresServer;
+import dev.mailroom.it.support.WildFlyServer;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Two Mailroom nodes on one PostgreSQL (each still on its embedded broker until a shared remote broker can be
+ * configured): the work that must happen once runs on the lease holder only, a pause set on one node applies
+ * on the other, a redrive run left by a node that is gone is resumed on a live one, and {@code kill -9} of the
+ * holder moves its work to the other node within the lease time. Its own failsafe execution ({@code nodes}):
+ * it boots two servers of its own.
+ */
+@Tag("nodes")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SeveralNodesIT {
+
+    /** Short, so a takeover costs seconds; the heartbeat a third of it. */
+    private static final Duration TTL = Duration.ofSeconds(6);
+    private static final List<String> ONCE = List.of("dlq-sweeper", "reconciler", "dead-letter-monitor");
+    private static final String BULK = "mail.send.bulk";
+
+    private static PostgresServer postgres;
+    private static WildFlyServer nodeA;
+    private static WildFlyServer nodeB;
+    private static final Map<String, WildFlyServer> SERVERS = new LinkedHashMap<>();
+    private static final Map<String, ApiClient> APIS = new LinkedHashMap<>();
+
+    @BeforeAll
+    static void start() {
+        Path work = ItEnvironment.workDir().resolve("nodes");
+        postgres = PostgresServer.start(work);
+        int offset = ItEnvironment.configuredPortOffset();
+        nodeA = node("node-a", offset, work);
+        nodeB = node("node-b", offset + 50, work);
+        // one after the other: they share the server home (configuration history, deployment markers)
+        nodeA.start();
+        nodeB.start();
+    }
+
+    private static WildFlyServer node(String id, int offset, Path work) {
+        String home = System.getProperty("mailroom.it.server-home");
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("MAILROOM_NODE_ID", id);
+        env.put("MAILROOM_DB_URL", postgres.jdbcUrl());
+        env.put("MAILROOM_DB_USER", postgres.user());
+        env.put("MAILROOM_DB_PASSWORD", postgres.password());
+        env.put("MAILROOM_DB_DRIVER", "postgresql");
+        env.put("MAILROOM_LEASE_TTL", TTL.toString());
+        env.put("MAILROOM_LEASE_HEARTBEAT", "PT2S");
+        env.put("MAILROOM_DEADLETTER_SWEEP_INTERVAL", "PT1S");
+        env.put("MAILROOM_DEADLETTER_MONITOR_INTERVAL", "PT1S");
+        env.put("MAILROOM_RECONCILE_INTERVAL", "PT1S");
+        env.put("MAILROOM_STOP_THE_LINE_PROBE_INTERVAL", "PT1S");
+        WildFlyServer server = WildFlyServer.builder(Path.of(home))
+                .config("standalone-mailroom.xml")
+                .portOffset(offset)
+                .baseDir(work.resolve(id))
+                .contextRoot("/mailroom")
+                .readinessUrl("http://127.0.0.1:" + (8080 + offset) + "/mailroom" + ItEnvironment.HEALTH_PATH)
+                .bootTimeout(Duration.ofSeconds(Long.getLong("mailroom.it.boot-timeout-seconds", 240)))
+                .environment(env)
+                .build();
+        SERVERS.put(id, server);
+        APIS.put(id, new ApiClient(server.baseUrl()));
+        return server;
+    }
+
+    @AfterAll
+    static void stop() {
+        for (WildFlyServer s : SERVERS.values()) {
+            try {
+                s.stop(Duration.ofSeconds(20));
+            } catch (RuntimeException e) {
+                System.err.println("[nodes] stopping " + s + " failed: " + e);
+            }
+        }
+        if (postgres != null) {
+            postgres.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void theWorkThatMustHappenOnceRunsOnOneNodeOnly() {
+        String holder = awaitOneHolder();
+        String other = holder.equals("node-a") ? "node-b" : "node-a";
+        Map<String, Long> holderBefore = turns(holder);
+        Map<String, Long> otherBefore = turns(other);
+
+        // several ticks of every job (1 s each) on both nodes
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() ->
+                ONCE.stream().allMatch(n -> turns(holder).get(n) >= holderBefore.get(n) + 4));
+
+        Map<String, Long> otherAfter = turns(other);
+        for (String name : ONCE) {
+            assertThat(otherAfter.get(name)).as(name + " on " + other + " while " + holder + " holds it")
+                    .isEqualTo(otherBefore.get(name));
+            JsonNode onOther = lease(other, name);
+            assertThat(onOther.path("holder").asText()).isEqualTo(holder);
+            assertThat(onOther.path("held_here").asBoolean()).isFalse();
+        }
+        System.err.println("[nodes] " + holder + " turns " + turns(holder) + ", " + other + " turns " + otherAfter);
+    }
+
+    @Test
+    @Order(2)
+    void aPauseSetOnOneNodeAppliesOnTheOtherAndAResumeThereStartsBoth() {
+        ApiClient a = APIS.get("node-a");
+        ApiClient b = APIS.get("node-b");
+        assertThat(queue(b, BULK).path("paused").asBoolean()).isFalse();
+
+        assertThat(a.post("/api/v1/queues/" + BULK + "/pause", null).statusCode()).isEqualTo(200);
+        Instant set = Instant.now();
+        // the line stops within a probe tick (1 s); "paused" is its consumers, which stop when their deliveries
+        // end: slow on a loaded machine
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> queue(b, BULK).path("paused").asBoolean());
+        System.err.println("[nodes] pause on node-a applied on node-b after "
+                + Duration.between(set, Instant.now()).toMillis() + " ms");
+        assertThat(queue(b, BULK).path("paused_reason").asText()).isEqualTo("operator");
+        assertThat(queue(b, "mail.send").path("paused").asBoolean()).isFalse();
+
+        assertThat(b.post("/api/v1/queues/" + BULK + "/resume", null).statusCode()).isEqualTo(200);
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> !queue(a, BULK).path("paused").asBoolean());
+        assertThat(queue(a, BULK).hasNonNull("paused_reason")).isFalse();
+    }
+
+    /** A run recorded as running on a node that is gone (no liveness lease) is taken over and finished here. */
+    @Test
+    @Order(3)
+    void aRedriveRunOfANodeThatIsGoneIsResumedOnALiveNode() throws Exception {
+        ApiClient a = APIS.get("node-a");
+        JsonNode plan = a.postJson("/api/v1/redrives",
+                "{\"filter\": {\"queue\": \"mail.send\", \"ids\": [987654321]}, \"reason\": \"takeover test\"}", 201);
+        String id = plan.path("id").asText();
+        // as if node-gone had started it and died before publishing anything
+        try (Connection c = DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), postgres.password());
+             PreparedStatement s = c.prepareStatement("update redrive set status = 'running', node = 'node-gone' where id = ?")) {
+            s.setString(1, id);
+            assertThat(s.executeUpdate()).isEqualTo(1);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() ->
+                "completed".equals(a.getJson("/api/v1/redrives/" + id).path("status").asText()));
+        JsonNode record = a.getJson("/api/v1/redrives/" + id);
+        assertThat(record.path("started_by").asText()).isEqualTo("redrive-takeover");
+        try (Connection c = DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), postgres.password());
+             PreparedStatement s = c.prepareStatement("select node from redrive where id = ?")) {
+            s.setString(1, id);
+            try (ResultSet r = s.executeQuery()) {
+                assertThat(r.next()).isTrue();
+                assertThat(r.getString(1)).isIn("node-a", "node-b");
+            }
+        }
+    }
+
+    @Test
+    @Order(4)
+    void killingTheHolderMovesItsWorkToTheOtherNodeWithinTheLeaseTime() {
+        String holder = awaitOneHolder();
+        String survivor = holder.equals("node-a") ? "node-b" : "node-a";
+        Map<String, Long> before = turns(survivor);
+
+        SERVERS.get(holder).killHard();
+        Instant killed = Instant.now();
+
+        Awaitility.await().atMost(TTL.plusSeconds(20)).pollInterval(Duration.ofMillis(250)).until(() ->
+                ONCE.stream().allMatch(n -> turns(survivor).get(n) > before.get(n)));
+        Duration takeover = Duration.between(killed, Instant.now());
+        System.err.println("[nodes] kill -9 of " + holder + ": " + survivor + " took over every lease after "
+                + takeover.toMillis() + " ms (lease ttl " + TTL + ")");
+        // the lease could not be taken before it ran out; the survivor's next tick (1 s) or heartbeat (2 s) takes it; slack for a loaded machine
+        assertThat(takeover).isLessThan(TTL.plusSeconds(10));
+        for (String name : ONCE) {
+            assertThat(lease(survivor, name).path("holder").asText()).isEqualTo(survivor);
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** Waits until one node holds every lease of {@link #ONCE}; returns it. */
+    private static String awaitOneHolder() {
+        return Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
+            java.util.Set<String> holders = new java.util.HashSet<>();
+            for (String name : ONCE) {
+                JsonNode l = lease(liveNode(), name);
+                holders.add(l == null || !l.path("holder").isTextual() ? null : l.path("holder").asText());
+            }
+            return holders.size() == 1 ? holders.iterator().next() : null;
+        }, h -> h != null);
+    }
+
+    private static String liveNode() {
+        return SERVERS.entrySet().stream().filter(e -> e.getValue().isRunning()).map(Map.Entry::getKey)
+                .findFirst().orElseThrow();
+    }
+
+    private static Map<String, Long> turns(String node) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (String name : ONCE) {
+            JsonNode l = lease(node, name);
+            out.put(name, l == null ? 0 : l.path("turns_here").asLong());
+        }
+        return out;
+    }
+
+    private static JsonNode lease(String node, String name) {
+        JsonNode answer = APIS.get(node).getJson("/api/v1/leases");
+        assertThat(answer.path("node").asText()).isEqualTo(node);
+        for (JsonNode l : answer.path("leases")) {
+            if (name.equals(l.path("name").asText())) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    private static JsonNode queue(ApiClient api, String name) {
+        for (JsonNode q : api.getJson("/api/v1/queues")) {
+            if (name.equals(q.path("queue").asText())) {
+                return q;
+            }
+        }
+        throw new AssertionError("no queue " + name);
+    }
+}
