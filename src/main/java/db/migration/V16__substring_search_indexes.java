@@ -17,9 +17,9 @@ import org.flywaydb.core.api.migration.Context;
  * created the indexes are left out and the filters still work, by a scan; H2 has no trigram index and
  * needs none at its sizes. A Java migration because H2 and PostgreSQL need different statements.
  */
-public class V15__substring_search_indexes extends BaseJavaMigration {
+public class V16__substring_search_indexes extends BaseJavaMigration {
 
-    private static final Logger LOG = Logger.getLogger(V15__substring_search_indexes.class.getName());
+    private static final Logger LOG = Logger.getLogger(V16__substring_search_indexes.class.getName());
 
     @Override
     public void migrate(Context context) throws SQLException {
