@@ -2,6 +2,7 @@ package dev.mailroom.redrive;
 
 import dev.mailroom.deadletter.DeadLetter;
 import dev.mailroom.deadletter.DeadLetterQueries;
+import dev.mailroom.platform.Deadlocks;
 import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.Refused;
 import dev.mailroom.platform.lease.Leases;
@@ -21,6 +22,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @ApplicationScoped
 public class Redrives {
+
+    static final int CLAIM_ATTEMPTS = 3;
 
     @Inject
     DeadLetterQueries deadLetters;
@@ -100,7 +103,7 @@ public class Redrives {
     }
 
     private RedriveRecord start(String planId, String actor, boolean resume) {
-        steps.start(planId, actor, node(), resume);
+        claim(planId, actor, resume);
         Redrive plan = steps.load(planId);
         if (plan.actionValue() == Redrive.Action.discard) {
             runner.discardAll(plan, actor);
@@ -108,6 +111,25 @@ public class Redrives {
             runner.submit(plan, actor);
         }
         return records.record(planId);
+    }
+
+    /**
+     * Claims the run's entries ({@link RedriveSteps#start}, its own transaction). Two runs claiming overlapping
+     * cohorts at once both update the same dead-letter count rows, and the database may roll one back as a
+     * deadlock's victim: that transaction did nothing, so it runs again (at most {@value #CLAIM_ATTEMPTS} times),
+     * and then sees what the other one claimed.
+     */
+    private void claim(String planId, String actor, boolean resume) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                steps.start(planId, actor, node(), resume);
+                return;
+            } catch (RuntimeException e) {
+                if (attempt >= CLAIM_ATTEMPTS || !Deadlocks.isDeadlockVictim(e)) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /** Ends an interrupted run (or a plan never run): its unpublished entries are open again. */
