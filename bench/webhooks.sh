@@ -24,7 +24,7 @@ cd "$root"
 echo "[bench] WebhookProofIT with $events calls for $jobs jobs (log: $log)"
 started=$(date +%s)
 mvn -B ${BENCH_MVN_OPTS:-} verify -Dbuild.dir="$build_dir" -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
-    -Dit.test=WebhookProofIT -Dfailsafe.failIfNoSpecifiedTests=false -Dit.port.offset="${BENCH_PORT_OFFSET:-300}" \
+    -Dit.test=WebhookProofIT -Dit.h2.groups=events -Dfailsafe.failIfNoSpecifiedTests=false -Dit.port.offset="${BENCH_PORT_OFFSET:-300}" \
     -Dit.proof-events="$events" -Dit.proof-jobs="$jobs" >"$log" 2>&1
 rc=$?
 grep -h '^PROOF' "$log" || true
