@@ -1,5 +1,8 @@
 package dev.mailroom.job;
 
+import dev.mailroom.platform.DatabaseFailures;
+import java.util.Optional;
+
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
@@ -56,6 +59,22 @@ public class SendActivity {
 
     /** Highest attempt id seen at a moment: the floor of later windows. */
     private final ConcurrentSkipListMap<Instant, Long> notes = new ConcurrentSkipListMap<>();
+
+    /**
+     * Each send queue that had finished attempts in the last hour, with its figures (absent: none); empty while
+     * the database does not answer, so the queues' broker figures and pauses stay readable during a database
+     * outage — exactly when an operator looks at them.
+     */
+    public Optional<Map<String, QueueActivity>> lastHourIfReachable(Instant now) {
+        try {
+            return Optional.of(lastHour(now));
+        } catch (RuntimeException e) {
+            if (DatabaseFailures.isConnectionFailure(e)) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
 
     /** Each send queue that had finished attempts in the last hour, with its figures (absent: none). */
     public Map<String, QueueActivity> lastHour(Instant now) {

@@ -3,7 +3,7 @@ package dev.mailroom.send;
 import dev.mailroom.job.Incoming;
 import dev.mailroom.job.JmsMessages;
 import dev.mailroom.platform.SchemaMigration;
-import dev.mailroom.stopline.DatabaseFailures;
+import dev.mailroom.platform.DatabaseFailures;
 import dev.mailroom.stopline.StopLine;
 
 import jakarta.ejb.EJB;

@@ -67,7 +67,7 @@ public class QueueResource {
     @GET
     public Response queues() {
         try {
-            Map<String, SendActivity.QueueActivity> lately = activity.lastHour(clock.instant());
+            Map<String, SendActivity.QueueActivity> lately = activity.lastHourIfReachable(clock.instant()).orElse(Map.of());
             List<QueueView> views = config.queues().stream().map(q -> {
                 BrokerQueues.QueueFigures send = broker.figures(q);
                 BrokerQueues.QueueFigures dlq = broker.figures("DLQ." + q);

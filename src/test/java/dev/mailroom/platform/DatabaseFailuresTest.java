@@ -1,4 +1,4 @@
-package dev.mailroom.stopline;
+package dev.mailroom.platform;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.mailroom.stopline;
+package dev.mailroom.platform;
 
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
