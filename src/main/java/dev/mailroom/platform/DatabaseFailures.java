@@ -7,10 +7,16 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 
 /**
- * Whether an exception from the send path means the database cannot be reached (as opposed to a bug or a
- * constraint): somewhere in its causes a connection-kind JDBC failure (SQLState class {@code 08}, a
- * transient or non-transient connection exception, Hibernate's {@code JDBCConnectionException}) or the
- * connection pool's "unable to get a managed connection". Pure.
+ * What a database exception means, read from its causes. Pure.
+ * <ul>
+ *   <li>{@link #isConnectionFailure}: the database cannot be reached (as opposed to a bug or a constraint): a
+ *       connection-kind JDBC failure (SQLState class {@code 08}, a transient or non-transient connection
+ *       exception, Hibernate's {@code JDBCConnectionException}) or the connection pool's "unable to get a
+ *       managed connection".</li>
+ *   <li>{@link #isDeadlockVictim}: the database chose this transaction as a deadlock's victim (or refused it as
+ *       a serialization failure) and rolled it back: SQLState {@code 40001} (H2, the standard) or {@code 40P01}
+ *       (PostgreSQL). Such a transaction did nothing and may simply run again.</li>
+ * </ul>
  */
 public final class DatabaseFailures {
 
@@ -43,6 +49,16 @@ public final class DatabaseFailures {
                         return true;
                     }
                 }
+            }
+        }
+        return false;
+    }
+
+    public static boolean isDeadlockVictim(Throwable t) {
+        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+        for (Throwable c = t; c != null && seen.put(c, Boolean.TRUE) == null; c = c.getCause()) {
+            if (c instanceof SQLException sql && ("40001".equals(sql.getSQLState()) || "40P01".equals(sql.getSQLState()))) {
+                return true;
             }
         }
         return false;

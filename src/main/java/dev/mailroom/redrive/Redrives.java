@@ -2,7 +2,7 @@ package dev.mailroom.redrive;
 
 import dev.mailroom.deadletter.DeadLetter;
 import dev.mailroom.deadletter.DeadLetterQueries;
-import dev.mailroom.platform.Deadlocks;
+import dev.mailroom.platform.DatabaseFailures;
 import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.Refused;
 import dev.mailroom.platform.lease.Leases;
@@ -125,7 +125,7 @@ public class Redrives {
                 steps.start(planId, actor, node(), resume);
                 return;
             } catch (RuntimeException e) {
-                if (attempt >= CLAIM_ATTEMPTS || !Deadlocks.isDeadlockVictim(e)) {
+                if (attempt >= CLAIM_ATTEMPTS || !DatabaseFailures.isDeadlockVictim(e)) {
                     throw e;
                 }
             }

@@ -7,7 +7,7 @@ import java.sql.SQLException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class DeadlocksTest {
+class DatabaseFailuresDeadlockTest {
 
     @ParameterizedTest
     @CsvSource({
@@ -19,7 +19,7 @@ class DeadlocksTest {
     void aDeadlockVictimIsRecognisedThroughItsWrappers(String sqlState, boolean victim) {
         SQLException sql = new SQLException("x", sqlState);
         RuntimeException wrapped = new OptimisticLockException(new RuntimeException("hibernate", sql));
-        assertThat(Deadlocks.isDeadlockVictim(wrapped)).isEqualTo(victim);
-        assertThat(Deadlocks.isDeadlockVictim(new IllegalStateException("no SQL at all"))).isFalse();
+        assertThat(DatabaseFailures.isDeadlockVictim(wrapped)).isEqualTo(victim);
+        assertThat(DatabaseFailures.isDeadlockVictim(new IllegalStateException("no SQL at all"))).isFalse();
     }
 }
