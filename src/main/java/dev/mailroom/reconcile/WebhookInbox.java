@@ -32,6 +32,12 @@ public class WebhookInbox {
     MeterRegistry meters;
     @Inject
     Config config;
+    @Inject
+    jakarta.enterprise.event.Event<Stored> stored;
+
+    /** A call was stored (observed after the commit: the reconciliation takes it at once). */
+    public record Stored(long id) {
+    }
 
     private WebhookProfiles profiles;
 
@@ -69,6 +75,7 @@ public class WebhookInbox {
         em.persist(event);
         em.flush();
         meters.counter("mailroom.webhooks", "profile", profile, "outcome", "stored").increment();
+        stored.fire(new Stored(event.getId()));
         return new Receipt.Stored(event.getId(), false);
     }
 

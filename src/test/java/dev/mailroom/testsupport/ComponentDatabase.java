@@ -48,7 +48,16 @@ public final class ComponentDatabase implements AutoCloseable {
         cfg.setProperty("hibernate.connection.pool_size", "8");
         cfg.setProperty("hibernate.hbm2ddl.auto", "none");
         cfg.setProperty("hibernate.jdbc.time_zone", "UTC");
+        cfg.setProperty("hibernate.jdbc.batch_size", "20"); // as persistence.xml
+        // statement counts for tests that prove a batch costs a fixed number of queries
+        cfg.setProperty("hibernate.generate_statistics", "true");
+        cfg.setProperty("hibernate.session.events.log", "false");
         return cfg.buildSessionFactory();
+    }
+
+    /** How many JDBC statements every session of this database has prepared so far. */
+    public long statementsPrepared() {
+        return factory.unwrap(org.hibernate.SessionFactory.class).getStatistics().getPrepareStatementCount();
     }
 
     /** A new session (its own connection), not yet in a transaction. */
