@@ -2,7 +2,6 @@ package dev.mailroom.reconcile;
 
 import dev.mailroom.job.JobLedger;
 import dev.mailroom.job.MailJob;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -145,10 +144,10 @@ public class DeliveryWatch {
 
     private AtomicLong gauge(String name, DeliveryRates.Counts c) {
         return rateGauges.computeIfAbsent(name + "|" + c.queue() + "|" + c.tenant(), k -> {
-            AtomicLong bits = new AtomicLong();
-            Gauge.builder(name, bits, b -> Double.longBitsToDouble(b.get()))
-                    .tags(Tags.of("queue", c.queue(), "tenant", c.tenant())).register(meters);
-            return bits;
+            // registry.gauge(...), not Gauge.builder(...).register(...): WildFly 39's per-deployment registry forwards
+            // only the former to the registry Prometheus reads (these gauges were missing from /prometheus until then)
+            return meters.gauge(name, Tags.of("queue", c.queue(), "tenant", c.tenant()), new AtomicLong(),
+                    b -> Double.longBitsToDouble(b.get()));
         });
     }
 

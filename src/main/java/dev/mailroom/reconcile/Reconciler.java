@@ -122,7 +122,7 @@ public class Reconciler {
                     for (Long id; ids.size() < MAX_PER_BATCH && (id = fresh.poll()) != null; ) {
                         ids.add(id);
                     }
-                    batch.these(ids, clock.instant());
+                    batch.these(ids);
                 } else {
                     break;
                 }
@@ -145,7 +145,7 @@ public class Reconciler {
         long after = 0;
         ReconcileBatch.Progress p;
         do {
-            p = batch.next(after, MAX_PER_BATCH, clock.instant());
+            p = batch.next(after, MAX_PER_BATCH);
             after = p.lastId();
         } while (p.read() == MAX_PER_BATCH && System.nanoTime() < budgetEnds);
         Instant now = clock.instant();

@@ -231,6 +231,8 @@ class WebhookProofIT {
                 Instant received = Instant.parse(e.path("received_at").asText());
                 Instant applied = Instant.parse(e.path("applied_at").asText());
                 Instant jobSent = sentAt.get(jobOfKey.get(e.path("dedupe_key").asText()));
+                assertThat(applied).as("call %s applied before it was accepted", e.path("dedupe_key").asText())
+                        .isAfterOrEqualTo(received);
                 boolean beforeItsJob = received.isBefore(jobSent);
                 long lag = Duration.between(beforeItsJob ? jobSent : received, applied).toMillis();
                 lagsMs.add(lag);
@@ -279,6 +281,9 @@ class WebhookProofIT {
                 assertThat(metrics).as("the delivery rate gauges %s", metrics.keySet().stream()
                         .filter(k -> k.startsWith("mailroom_delivery_")).toList())
                         .containsKey("mailroom_delivery_bounce_rate|queue=mail.send,tenant=" + tenant);
+                // the lag as the server counts it: every call this run stored (and any earlier IT's)
+                assertThat(metrics.get("mailroom_reconcile_lag_seconds_count|profile=generic"))
+                        .isGreaterThanOrEqualTo(POSTS - (double) replays);
                 assertThat(metrics.get("mailroom_delivery_bounce_rate|queue=mail.send,tenant=" + tenant)).isCloseTo(bounceRate,
                         org.assertj.core.data.Offset.offset(1e-9));
                 assertThat(metrics.get("mailroom_delivery_complaint_rate|queue=mail.send,tenant=" + tenant)).isCloseTo(complaintRate,

@@ -62,10 +62,12 @@ class ReconcileBatchComponentTest {
     static final String[] TYPES = {"deferred", "delivered", "opened", "clicked", "bounced", "complained", "failed", "queued"};
     static final int[] WEIGHTS = {30, 40, 10, 5, 9, 2, 2, 2};
 
+    static final List<Class<?>> ENTITIES = List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class,
+            JobRecipient.class, ProviderEvent.class, Suppression.class);
+
     @BeforeAll
     static void database() {
-        db = ComponentDatabase.h2(List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class, JobRecipient.class,
-                ProviderEvent.class, Suppression.class));
+        db = ComponentDatabase.h2(ENTITIES);
     }
 
     @AfterAll
@@ -79,6 +81,7 @@ class ReconcileBatchComponentTest {
         b.ledger = Ledgers.on(em, CLOCK);
         b.meters = new SimpleMeterRegistry();
         b.suppressions = SuppressionLists.on(em, CLOCK, b.meters);
+        b.clock = CLOCK;
         return b;
     }
 
@@ -220,11 +223,11 @@ class ReconcileBatchComponentTest {
                 List<Long> some = new ArrayList<>(left);
                 Collections.shuffle(some, random);
                 List<Long> announced = some.subList(0, 1 + random.nextInt(Math.min(some.size(), 150)));
-                db.run(em -> batch(em).these(announced, CLOCK.instant()));
+                db.run(em -> batch(em).these(announced));
             } else {
                 long after = left.get(random.nextInt(left.size())) - 1;
                 int max = 1 + random.nextInt(200);
-                db.run(em -> batch(em).next(after, max, CLOCK.instant()));
+                db.run(em -> batch(em).next(after, max));
             }
         }
         assertThat(received(prefix)).as("calls left received after %d rounds (seed %d)", rounds, seed).isEmpty();
@@ -280,14 +283,14 @@ class ReconcileBatchComponentTest {
         long id = store(prefix + "k", "{\"events\":[" + event("delivered", prefix + "0", null, 1) + ","
                 + event("delivered", prefix + "1", null, 2) + "]}");
 
-        ReconcileBatch.Progress p = db.inTransaction(em -> batch(em).these(List.of(id), CLOCK.instant()));
+        ReconcileBatch.Progress p = db.inTransaction(em -> batch(em).these(List.of(id)));
         assertThat(p.waiting()).isEqualTo(1);
         assertThat(received(prefix)).containsExactly(id);
         assertThat(jobState(done.jobId())).isEqualTo(JobState.sent_to_provider);
 
         sent(stillSending);
-        db.run(em -> batch(em).next(id - 1, 10, CLOCK.instant()));
-        db.run(em -> batch(em).these(List.of(id), CLOCK.instant())); // announced again: already applied, nothing happens
+        db.run(em -> batch(em).next(id - 1, 10));
+        db.run(em -> batch(em).these(List.of(id))); // announced again: already applied, nothing happens
         assertThat(received(prefix)).isEmpty();
         assertThat(jobState(done.jobId())).isEqualTo(JobState.delivered);
         assertThat(jobState(stillSending.jobId())).isEqualTo(JobState.delivered);
@@ -307,7 +310,7 @@ class ReconcileBatchComponentTest {
                 {"type":"suppression.added","created_at":"2030-01-01T09:59:00Z","data":{"id":"sup-1","email":"A7@Batch.Example",
                  "origin":"bounce","source_id":"%semail-id","created_at":"2030-01-01T09:58:59Z"}}""".formatted(prefix))));
 
-        db.run(em -> batch(em).these(List.of(id), CLOCK.instant()));
+        db.run(em -> batch(em).these(List.of(id)));
 
         assertThat(received(prefix)).isEmpty();
         List<Suppression> listed = db.inTransaction(em -> em.createQuery("select s from Suppression s where s.tenant = :t",
@@ -340,7 +343,7 @@ class ReconcileBatchComponentTest {
         }
         store(calls);
         long before = db.statementsPrepared();
-        ReconcileBatch.Progress p = db.inTransaction(em -> batch(em).next(received(prefix).get(0) - 1, 500, CLOCK.instant()));
+        ReconcileBatch.Progress p = db.inTransaction(em -> batch(em).next(received(prefix).get(0) - 1, 500));
         long statements = db.statementsPrepared() - before;
         assertThat(p.read()).isEqualTo(events);
         assertThat(received(prefix)).isEmpty();
