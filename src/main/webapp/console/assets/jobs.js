@@ -65,10 +65,12 @@ export async function jobPage(messageId, params, seq) {
   }
   const recipients = j.recipients || [];
   const suppressed = recipients.filter((r) => r.delivery_state === 'suppressed');
+  const why = await suppressionsBehind(j, suppressed);
   render(seq, back,
     h('h1', {}, `Job ${j.message_id} `, statusBadge(j.state, 'job-page-state')),
     suppressed.length ? h('p', {class: 'error', testid: 'job-suppressed-note'},
       `Not sent to ${suppressed.map((r) => r.address).join(', ')}: suppressed (see why below).`) : null,
+    suppressed.length ? whySuppressed(j, suppressed, why) : null,
     h('section', {class: 'card'}, h('h2', {}, `Recipients (${recipients.length})`),
       table(['Kind', 'Address', 'Delivery state', 'Detail (provider\'s words, or why suppressed)', 'At'],
         recipients.map((r) => ({r, cells: [r.kind, r.address, statusBadge(r.delivery_state ?? 'not yet known'),
@@ -91,4 +93,48 @@ export async function jobPage(messageId, params, seq) {
       ['Sent', when(j.sent_at)], ['Last change', when(j.updated_at)], ['Expires (validity window)', when(j.expires_at)],
       ['Dead letters of this job', h('a', {href: '#/dead-letters' + query({message_id: j.message_id, queue: j.queue})}, 'look for them')],
     ], 'job-summary')));
+}
+
+/** The suppression entry recorded as withholding each suppressed recipient ("#id" in its detail), else its newest for the job's tenant. */
+async function suppressionsBehind(j, suppressed) {
+  const found = new Map();
+  for (const r of suppressed) {
+    if (!r.address || r.address.startsWith('[')) continue; // redacted for a viewer: nothing to look up
+    try {
+      // tenant= (empty) is the default tenant; query() would drop it
+      const page = await get('/suppressions' + query({address: r.address, status: 'all', limit: 100})
+        + '&tenant=' + encodeURIComponent(j.tenant ?? ''));
+      const id = /#(\d+)/.exec(r.delivery_detail || '');
+      const mine = page.items.filter((s) => s.address === r.address);
+      found.set(r.position, mine.find((s) => id && String(s.id) === id[1]) ?? mine[0] ?? null);
+    } catch (e) {
+      found.set(r.position, e);
+    }
+  }
+  return found;
+}
+
+/** Why each withheld recipient was not mailed: the list entry, its reason and what caused it (the provider event and its job, or an operator). */
+function whySuppressed(j, suppressed, entries) {
+  const cause = (s) => s.reason === 'manual'
+    ? h('span', {testid: 'why-cause'}, 'added by ', s.created_by, ': ', s.created_why)
+    : h('span', {testid: 'why-cause'}, s.cause,
+      s.cause_event_id != null ? h('span', {testid: 'why-cause-event'}, ` — provider event ${s.cause_event_id}`) : '',
+      s.cause_message_id ? h('span', {}, ' of job ', jobLink(s.cause_message_id, s.cause_queue, null)) : '');
+  const rows = suppressed.map((r) => {
+    const s = entries.get(r.position);
+    if (!s || s instanceof Error) {
+      return {r, cells: [r.address, s instanceof Error ? errorBox(s, 'why-error') : h('span', {class: 'muted'}, 'entry not found'),
+        '', r.delivery_detail, '', '']};
+    }
+    return {r, s, cells: [r.address,
+      h('a', {href: '#/suppressions' + query({address: s.address}), testid: 'why-entry'}, `#${s.id}`),
+      statusBadge(s.reason, 'why-reason'), cause(s), when(s.created_at),
+      s.active ? h('span', {testid: 'why-status'}, statusBadge('active'), ' (still suppressed: a new job is not sent to it either)')
+        : h('span', {testid: 'why-status'}, statusBadge('lifted'), ' ', when(s.lifted_at), ' by ', s.lifted_by, ': ', s.lifted_why,
+          ' (a new job would be sent to it)')]};
+  });
+  return h('section', {class: 'card', testid: 'job-suppression-why'}, h('h2', {}, 'Why suppressed'),
+    table(['Recipient', 'Entry', 'Reason', 'Caused by', 'Since', 'Now'], rows, 'why-table',
+      (x) => ({testid: 'why-row', 'data-address': x.r.address, 'data-entry': x.s ? x.s.id : ''})));
 }

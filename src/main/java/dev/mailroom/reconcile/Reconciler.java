@@ -34,7 +34,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  *   <li><b>at once</b>: every call the inbox stores is announced ({@link WebhookInbox.Stored}, after its commit);
  *       the announced ids are reconciled right away on a managed thread, in batches of what has arrived meanwhile
  *       (so a burst is worked off in a few large batches, not one small one per timer tick);</li>
- *   <li><b>the sweep</b>, every {@code mailroom.reconcile.interval} (default 2 s): every call still {@code received}
+ *   <li><b>the sweep</b>, every {@code mailroom.reconcile.interval} (default 1 s): every call still {@code received}
  *       in batches of {@value #MAX_PER_BATCH} ({@link ReconcileBatch}, each its own transaction) until the inbox is
  *       drained or the run has taken one interval — calls waiting for their job, calls another node stored, calls
  *       announced while this node did not hold the lease; then the {@link DeliveryWatch} when its interval is due.</li>
@@ -57,7 +57,7 @@ public class Reconciler {
     @Resource(lookup = "java:comp/DefaultManagedExecutorService")
     ManagedExecutorService executor;
     @Inject
-    @ConfigProperty(name = "mailroom.reconcile.interval", defaultValue = "PT2S")
+    @ConfigProperty(name = "mailroom.reconcile.interval", defaultValue = "PT1S")
     String interval;
     @Inject
     ReconcileBatch batch;

@@ -737,6 +737,71 @@ class ConsoleBrowserIT {
     }
 
     /**
+     * Issue 11's Jobs page walked whole: support searches by recipient, opens the job that bounced and reads the
+     * provider's bounce on its timeline, then opens the next job to that recipient and sees why it was not mailed:
+     * the suppression entry, its reason, the provider event and the job that caused it, and that it still holds
+     * (the other recipient of that job was mailed).
+     */
+    @Test
+    void aSuppressedRecipientShowsWhyOnItsJobPage() throws Exception {
+        String prefix = Jobs.runPrefix("console-why");
+        String gone = prefix + "gone@example.com";
+        String kept = prefix + "kept@example.com";
+        String first = prefix + "1";
+        String next = prefix + "2";
+        env.jms().sendText("mail.send", Jobs.jobTo(first, List.of(gone, kept)));
+        WebhookIT.awaitState(first, "sent_to_provider");
+        WebhookIT.deliver("delivered", first, "250 2.0.0 OK why", kept);
+        WebhookIT.deliver("bounced", first, "550 5.1.1 no such user why", gone);
+        WebhookIT.awaitState(first, "bounced");
+        env.api().awaitJson("/api/v1/suppressions?tenant=it&address=" + gone, s -> s.path("items").size() == 1, DEAD_LETTERED);
+        env.jms().sendText("mail.send", Jobs.jobTo(next, List.of(gone, kept)));
+        JsonNode withheld = WebhookIT.awaitState(next, "sent_to_provider");
+        assertThat(withheld.path("recipients").findValuesAsText("delivery_state")).contains("suppressed");
+
+        startBrowser();
+        signIn("operator", "operator-pass");
+        click(testId("nav-jobs"));
+        setField("filter-recipient", gone);
+        click(testId("job-filter-submit"));
+        waitFor(d -> d.findElements(testId("job-row")).size() == 2, WAIT, "both jobs to " + gone, false);
+        assertThat(driver.findElements(testId("job-row"))).extracting(r -> r.getAttribute("data-message-id"))
+                .containsExactly(next, first);
+
+        // the job that bounced: the provider's words on its timeline and on the recipient
+        driver.findElement(By.cssSelector("[data-testid=job-row][data-message-id='" + first + "'] [data-testid=job-link]")).click();
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "bounced"));
+        WebElement bounce = driver.findElement(By.cssSelector("[data-testid=timeline-row][data-type=delivery_bounced]"));
+        assertThat(bounce.getText()).contains(gone).contains("550 5.1.1 no such user why");
+        assertThat(driver.findElement(By.cssSelector("[data-testid=timeline-row][data-type=delivery_delivered]")).getText())
+                .contains(kept);
+        assertThat(driver.findElement(By.cssSelector("[data-testid=recipient-row][data-address='" + gone + "']"))
+                .getAttribute("data-delivery-state")).isEqualTo("bounced");
+        assertThat(driver.findElements(testId("job-suppression-why"))).isEmpty();
+
+        // the next job: not sent to the bounced address, and why
+        click(testId("back-to-jobs"));
+        waitFor(d -> d.findElements(testId("job-row")).size() == 2, WAIT, "back on the search", false);
+        driver.findElement(By.cssSelector("[data-testid=job-row][data-message-id='" + next + "'] [data-testid=job-link]")).click();
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("job-suppression-why")));
+        assertThat(driver.findElement(testId("job-suppressed-note")).getText()).contains(gone).doesNotContain(kept);
+        assertThat(driver.findElements(testId("why-row"))).extracting(r -> r.getAttribute("data-address")).containsExactly(gone);
+        WebElement why = driver.findElement(testId("why-row"));
+        assertThat(why.findElement(testId("why-reason")).getText()).isEqualTo("hard_bounce");
+        assertThat(why.findElement(testId("why-cause")).getText()).contains("550 5.1.1 no such user why").contains(first);
+        assertThat(why.findElement(testId("why-cause-event")).getText()).containsPattern("provider event \\d+");
+        assertThat(why.findElement(testId("why-status")).getText()).contains("active");
+        assertThat(driver.findElement(By.cssSelector("[data-testid=recipient-row][data-address='" + kept + "']"))
+                .getAttribute("data-delivery-state")).isNotEqualTo("suppressed");
+        screenshot("job-page-suppressed");
+
+        // the entry links to the list, the cause to the job that bounced
+        why.findElement(testId("why-cause")).findElement(testId("job-link")).click();
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "bounced"));
+        assertThat(driver.findElement(testId("job-field-message-id")).getText()).isEqualTo(first);
+    }
+
+    /**
      * The Suppressions page: a hard bounce (a signed webhook) shows with its cause, the bounced job; an operator
      * adds an address with why, finds it, lifts it with why; a viewer sees the list with add and lift disabled.
      */
@@ -859,7 +924,9 @@ class ConsoleBrowserIT {
         options.setBinary(CHROMIUM);
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-proxy-server", "--window-size=1400,1000", "--user-data-dir=" + profileDir);
+                "--no-proxy-server", "--window-size=1400,1000", "--user-data-dir=" + profileDir,
+                // some port offsets land on a port Chromium refuses (ERR_UNSAFE_PORT: offset 2000 gives 10080)
+                "--explicitly-allowed-ports=" + java.net.URI.create(env.server().baseUrl()).getPort());
         ChromeDriverService service = new ChromeDriverService.Builder()
                 .usingDriverExecutable(CHROMEDRIVER.toFile())
                 .usingAnyFreePort()
