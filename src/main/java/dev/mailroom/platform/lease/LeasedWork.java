@@ -1,0 +1,28 @@
+package dev.mailroom.platform.lease;
+
+import java.time.Duration;
+
+/**
+ * Work that runs on a timer on the node holding its lease (the DLQ sweep, retention, reconciliation, taking
+ * over a dead node's redrives). {@link LeasedTimers} gives every such bean its interval timer, waits for the
+ * schema, takes the lease's turn and calls {@link #work} on the holder, {@link #idle} elsewhere; the bean
+ * only says what to do (and in which transaction: it is called through its container proxy).
+ *
+ * <p>An EJB implementing this interface also needs {@code @LocalBean}, so that it keeps its own
+ * no-interface view beside this one.
+ */
+public interface LeasedWork {
+
+    /** The lease's name: one node at a time does {@link #work}. Also the timer's name. */
+    String lease();
+
+    /** Time between two ticks; the first comes one interval after deployment. */
+    Duration interval();
+
+    /** A tick on the node that holds the lease. */
+    void work() throws Exception;
+
+    /** A tick on a node that does not hold it: nothing, unless the work has a part every node does. */
+    default void idle() {
+    }
+}
