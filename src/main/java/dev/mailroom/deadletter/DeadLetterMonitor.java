@@ -74,13 +74,8 @@ public class DeadLetterMonitor implements LeasedWork {
     private final Map<String, Instant> oldestAlerted = new HashMap<>();
 
     @Override
-    public String lease() {
-        return LEASE;
-    }
-
-    @Override
-    public Duration interval() {
-        return Duration.parse(interval);
+    public Schedule schedule() {
+        return Schedule.of(LEASE, interval);
     }
 
     /** This node holds the lease: retention, the snapshot, the oldest-age alert. */

@@ -10,7 +10,6 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.jms.JMSException;
-import java.time.Duration;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -52,13 +51,8 @@ public class DlqSweeper implements LeasedWork {
     DeadLetterMetrics metrics;
 
     @Override
-    public String lease() {
-        return LEASE;
-    }
-
-    @Override
-    public Duration interval() {
-        return Duration.parse(interval);
+    public Schedule schedule() {
+        return Schedule.of(LEASE, interval);
     }
 
     /** One sweep of every send queue's DLQ, page by page; a page that fails is logged by the container. */

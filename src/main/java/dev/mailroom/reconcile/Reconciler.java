@@ -38,13 +38,8 @@ public class Reconciler implements LeasedWork {
     Clock clock;
 
     @Override
-    public String lease() {
-        return LEASE;
-    }
-
-    @Override
-    public Duration interval() {
-        return Duration.parse(interval);
+    public Schedule schedule() {
+        return Schedule.of(LEASE, interval);
     }
 
     /** Not one transaction: each batch commits on its own, so a long run holds no locks for long. */

@@ -9,7 +9,6 @@ import jakarta.ejb.Singleton;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import java.time.Duration;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -45,13 +44,8 @@ public class RedriveTakeover implements LeasedWork {
     Redrives redrives;
 
     @Override
-    public String lease() {
-        return LEASE;
-    }
-
-    @Override
-    public Duration interval() {
-        return Duration.parse(interval);
+    public Schedule schedule() {
+        return Schedule.of(LEASE, interval);
     }
 
     @Override

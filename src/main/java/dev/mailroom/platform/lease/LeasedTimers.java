@@ -53,13 +53,13 @@ public class LeasedTimers {
     @PostConstruct
     void schedule() {
         for (LeasedWork work : works) {
-            String lease = work.lease();
-            if (byLease.putIfAbsent(lease, work) != null) {
-                throw new IllegalStateException("two leased works share the lease " + lease);
+            LeasedWork.Schedule schedule = work.schedule();
+            if (byLease.putIfAbsent(schedule.lease(), work) != null) {
+                throw new IllegalStateException("two leased works share the lease " + schedule.lease());
             }
-            running.put(lease, new AtomicBoolean());
-            long ms = work.interval().toMillis();
-            timers.createIntervalTimer(ms, ms, new TimerConfig(lease, false));
+            running.put(schedule.lease(), new AtomicBoolean());
+            long ms = schedule.interval().toMillis();
+            timers.createIntervalTimer(ms, ms, new TimerConfig(schedule.lease(), false));
         }
     }
 

@@ -13,11 +13,20 @@ import java.time.Duration;
  */
 public interface LeasedWork {
 
-    /** The lease's name: one node at a time does {@link #work}. Also the timer's name. */
-    String lease();
+    /**
+     * {@code lease}: its name, one node at a time does {@link #work} (also the timer's name); {@code interval}:
+     * the time between two ticks, the first one interval after deployment.
+     */
+    record Schedule(String lease, Duration interval) {
 
-    /** Time between two ticks; the first comes one interval after deployment. */
-    Duration interval();
+        /** With the interval as an ISO-8601 duration (a configuration value). */
+        public static Schedule of(String lease, String interval) {
+            return new Schedule(lease, Duration.parse(interval));
+        }
+    }
+
+    /** Which lease, how often. */
+    Schedule schedule();
 
     /** A tick on the node that holds the lease. */
     void work() throws Exception;
