@@ -3,6 +3,7 @@ package dev.mailroom.deadletter;
 import dev.mailroom.platform.lease.LeasedWork;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.Local;
 import jakarta.ejb.LocalBean;
 import jakarta.ejb.Singleton;
 import jakarta.enterprise.event.Event;
@@ -35,6 +36,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @Singleton
 @LocalBean
+@Local(LeasedWork.class)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class DeadLetterMonitor implements LeasedWork {
 

@@ -4,6 +4,7 @@ import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.lease.LeasedWork;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.Local;
 import jakarta.ejb.LocalBean;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.TransactionAttribute;
@@ -29,6 +30,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @Singleton
 @LocalBean
+@Local(LeasedWork.class)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class DlqSweeper implements LeasedWork {
 

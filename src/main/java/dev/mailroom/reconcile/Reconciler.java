@@ -1,6 +1,7 @@
 package dev.mailroom.reconcile;
 
 import dev.mailroom.platform.lease.LeasedWork;
+import jakarta.ejb.Local;
 import jakarta.ejb.LocalBean;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.TransactionAttribute;
@@ -21,6 +22,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @Singleton
 @LocalBean
+@Local(LeasedWork.class)
 public class Reconciler implements LeasedWork {
 
     static final int MAX_PER_BATCH = 200;

@@ -4,6 +4,7 @@ import dev.mailroom.platform.lease.LeasedWork;
 import dev.mailroom.platform.lease.Leases;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.Local;
 import jakarta.ejb.LocalBean;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.TransactionAttribute;
@@ -25,6 +26,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  */
 @Singleton
 @LocalBean
+@Local(LeasedWork.class)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class RedriveTakeover implements LeasedWork {

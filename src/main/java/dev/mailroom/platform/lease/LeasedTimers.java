@@ -22,6 +22,7 @@ import jakarta.inject.Inject;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Logger;
 
 /**
  * The one timer-and-lease set-up of every {@link LeasedWork}: an interval timer per work (named by its
@@ -36,6 +37,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class LeasedTimers {
+
+    private static final Logger LOG = Logger.getLogger(LeasedTimers.class.getName());
 
     @Resource
     TimerService timers;
@@ -60,6 +63,7 @@ public class LeasedTimers {
             running.put(schedule.lease(), new AtomicBoolean());
             long ms = schedule.interval().toMillis();
             timers.createIntervalTimer(ms, ms, new TimerConfig(schedule.lease(), false));
+            LOG.info(() -> "leased work " + schedule.lease() + " every " + schedule.interval());
         }
     }
 

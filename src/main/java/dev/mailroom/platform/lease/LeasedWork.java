@@ -8,8 +8,9 @@ import java.time.Duration;
  * schema, takes the lease's turn and calls {@link #work} on the holder, {@link #idle} elsewhere; the bean
  * only says what to do (and in which transaction: it is called through its container proxy).
  *
- * <p>An EJB implementing this interface also needs {@code @LocalBean}, so that it keeps its own
- * no-interface view beside this one.
+ * <p>An EJB implementing this interface names both its views, {@code @LocalBean} (its own, for its other
+ * callers) and {@code @Local(LeasedWork.class)}: with {@code @LocalBean} alone the interface is no business
+ * interface, and {@link LeasedTimers} would find no such bean.
  */
 public interface LeasedWork {
 
