@@ -168,11 +168,16 @@ class DeadLetterCountsComponentTest {
 
     /** Group rows as "status|queue|reason|class|type|fingerprint|version" → "count|first|last". */
     private static Map<String, String> groupsRecomputed() {
+        return groupsRecomputed(r -> join(r, 7));
+    }
+
+    /** Rows grouped by {@code key} of (status, queue, reason, class, type, fingerprint, version, failed_at). */
+    private static Map<String, String> groupsRecomputed(Function<Object[], String> key) {
         return db.inTransaction(em -> em.createQuery("""
                         select d.status, d.sourceQueue, d.reason, d.failureClass, d.errorType, d.errorFingerprint,
                         d.consumerVersion, d.failedAt from DeadLetter d""", Object[].class)
                 .getResultStream()
-                .collect(Collectors.groupingBy(r -> join(r, 7), TreeMap::new, Collectors.toList())))
+                .collect(Collectors.groupingBy(key, TreeMap::new, Collectors.toList())))
                 .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> {
                     List<Instant> at = e.getValue().stream().map(r -> (Instant) r[7]).sorted().toList();
                     return at.size() + "|" + at.get(0) + "|" + at.get(at.size() - 1);
@@ -193,16 +198,7 @@ class DeadLetterCountsComponentTest {
 
     /** Hourly group rows as "hour|status|queue|reason|class|type|fingerprint|version" → "count|first|last". */
     private static Map<String, String> hourGroupsRecomputed() {
-        return db.inTransaction(em -> em.createQuery("""
-                        select d.status, d.sourceQueue, d.reason, d.failureClass, d.errorType, d.errorFingerprint,
-                        d.consumerVersion, d.failedAt from DeadLetter d""", Object[].class)
-                .getResultStream()
-                .collect(Collectors.groupingBy(r -> Math.floorDiv(((Instant) r[7]).getEpochSecond(), DeadLetterCounts.HOUR)
-                        + "|" + join(r, 7), TreeMap::new, Collectors.toList())))
-                .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> {
-                    List<Instant> at = e.getValue().stream().map(r -> (Instant) r[7]).sorted().toList();
-                    return at.size() + "|" + at.get(0) + "|" + at.get(at.size() - 1);
-                }, (a, b) -> a, TreeMap::new));
+        return groupsRecomputed(r -> Math.floorDiv(((Instant) r[7]).getEpochSecond(), 3600) + "|" + join(r, 7));
     }
 
     private static Map<String, String> hourGroupsMaintained() {
