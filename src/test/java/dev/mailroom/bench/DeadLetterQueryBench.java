@@ -108,7 +108,7 @@ public final class DeadLetterQueryBench {
             try (Statement s = c.createStatement()) {
                 s.execute("vacuum analyze");
             }
-            log(String.format(Locale.ROOT, "migrations V8 to V18 (V8 back-fills the counts): %.1f s; V18 (hourly groups,"
+            log(String.format(Locale.ROOT, "migrations V8 up to V18 (V8 back-fills the counts): %.1f s; V18 (hourly groups,"
                             + " 15-minute arrivals): %.1f s; vacuum analyze %.1f s; %s group-count rows, %s hourly group"
                             + " rows, %s arrival rows (%s minute, %s quarter-hour, %s hour) (load average %s)",
                     (m1 - m0) / 1e9, (m2 - m1) / 1e9, (System.nanoTime() - m2) / 1e9,
@@ -287,6 +287,14 @@ public final class DeadLetterQueryBench {
         sql.put("groups all, 24 whole hours (hourly counts)", "select source_queue, reason, failure_class, error_type,"
                 + " error_fingerprint, consumer_version, dead_letters, first_failed_at, last_failed_at from"
                 + " dead_letter_group_hour where dead_letters > 0 and bucket >= " + (hour - 23) + "");
+        sql.put("groups all, 7 d of whole hours (hourly counts)", "select source_queue, reason, failure_class,"
+                + " error_type, error_fingerprint, consumer_version, dead_letters, first_failed_at, last_failed_at from"
+                + " dead_letter_group_hour where dead_letters > 0 and bucket >= " + (hour - 14 * 24) + " and bucket < "
+                + (hour - 7 * 24));
+        sql.put("groups all, last 24 h grouping the rows (before V18)", "select source_queue, reason, failure_class,"
+                + " error_type, error_fingerprint, consumer_version, count(*), min(failed_at), max(failed_at) from"
+                + " dead_letter where failed_at >= to_timestamp(" + (now.getEpochSecond() - 86400) + ") group by 1, 2,"
+                + " 3, 4, 5, 6");
         sql.put("groups all, the ragged first hour (rows)", "select source_queue, reason, failure_class, error_type,"
                 + " error_fingerprint, consumer_version, count(*), min(failed_at), max(failed_at) from dead_letter"
                 + " where failed_at >= to_timestamp(" + (now.getEpochSecond() - 86400) + ") and failed_at < to_timestamp("
