@@ -114,7 +114,7 @@ class ChaosIT {
         producer = artemis.producerClient();
         node("node-a", offset, work, home).start();
         node("node-b", offset + 50, work, home).start(); // one after the other: they share the configuration dir
-        System.err.printf("[chaos] production shape up after %d s%n", since(SUITE_START));
+        System.err.printf("[chaos] production shape up after %.0f s%n", since(SUITE_START));
     }
 
     private static WildFlyServer node(String id, int offset, Path work, String home) {
@@ -220,7 +220,7 @@ class ChaosIT {
             WildFlyServer node = NODES.get(victim);
             node.killHard();
             lastKill = Instant.now();
-            System.err.printf("[chaos] kill -9 #%d of %s at %d s (%d mails so far, processing: %s)%n", k + 1, victim,
+            System.err.printf("[chaos] kill -9 #%d of %s at %.0f s (%d mails so far, processing: %s)%n", k + 1, victim,
                     since(SUITE_START), smtp.receivedCount(), processing);
             restarting = CompletableFuture.supplyAsync(node::start, BACKGROUND);
         }
@@ -445,7 +445,8 @@ class ChaosIT {
         smtp.setOutage(550, "5.7.1 message refused by policy");
         Instant start = Instant.now();
         try {
-            producer.sendAll(BULK, Jobs.jobs(ids));
+            // a recipient of their own: a refusal read as a bad recipient would suppress it for the later scenarios
+            producer.sendAll(BULK, ids.stream().map(id -> Jobs.jobTo(id, List.of("redrive@example.com"))).toList());
             awaitFinished(prefix, ids, Duration.ofMinutes(3));
         } finally {
             smtp.setOutage(null, null);
@@ -487,9 +488,8 @@ class ChaosIT {
             broken.add("redrive " + id + " was not finished by the other node (" + redriveNode(id) + ")");
         }
         ChaosLedger.Line line = ledger.count("redrive killed mid-run, resumed", prefix, ids, recovery, broken);
-        // a restart of the killed node, for the scenario that follows
-        CompletableFuture<WildFlyServer> restart = CompletableFuture.supplyAsync(victim::start, BACKGROUND);
-        restart.get(Long.getLong("mailroom.it.boot-timeout-seconds", 600) + 60, java.util.concurrent.TimeUnit.SECONDS);
+        // the killed node comes back while the next scenario runs (its boot meets the broker's failover)
+        CompletableFuture.runAsync(victim::start, BACKGROUND);
         assertHeld(line);
         assertThat(line.sent()).as("redriven jobs mailed").isEqualTo(REDRIVE);
     }

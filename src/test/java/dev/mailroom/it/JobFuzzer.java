@@ -32,6 +32,7 @@ final class JobFuzzer {
     enum Kind { wrong_type, empty, huge, deep_nesting, invalid_utf8, control_chars, header_injection, unknown_property,
         missing_required }
 
+    /** {@code messageId}: the job's, when the parser reads it (the dead letter is then attached to a job row). */
     record Case(int index, Kind kind, String field, byte[] body, boolean text, String messageId) { }
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -86,10 +87,11 @@ final class JobFuzzer {
             Kind kind = attempt < 25 ? Kind.values()[random.nextInt(Kind.values().length)] : Kind.wrong_type;
             ObjectNode job = validJob(messageId, field);
             byte[] body = mutate(job, field, kind);
-            if (body != null && parser.parse(body) instanceof ParseResult.Rejected) {
+            if (body != null && parser.parse(body) instanceof ParseResult.Rejected rejected) {
                 boolean text = kind != Kind.invalid_utf8;
-                String id = job.path("message_id").isTextual() ? job.path("message_id").asText() : null;
-                return new Case(index, kind, field, body, text, messageId.equals(id) ? id : null);
+                // the rejection is attached to a job row only when the parser could read the message id
+                return new Case(index, kind, field, body, text,
+                        messageId.equals(rejected.messageId()) ? messageId : null);
             }
         }
         throw new IllegalStateException("no mutation of " + field + " was rejected by the parser");
