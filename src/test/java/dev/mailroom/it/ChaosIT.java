@@ -98,8 +98,10 @@ class ChaosIT {
         PostgresServer.deleteTree(work);
         Files.createDirectories(work);
         int offset = ItEnvironment.configuredPortOffset();
-        // the pair's ports are 61617/61618 + its offset: a helper's WildFly offset (4000) would put them past 65535
-        int brokerOffset = Integer.getInteger("mailroom.chaos.broker-port-offset", offset / 10);
+        // the pair's ports are 61617/61618 + its offset: the WildFly offset, as in it-remote (so the remote
+        // configuration it-remote wrote is reused), unless that puts them past 65535 (a helper's offset 4000)
+        int brokerOffset = Integer.getInteger("mailroom.chaos.broker-port-offset",
+                61618 + offset <= 65535 ? offset : offset / 10);
         String home = System.getProperty("mailroom.it.server-home");
         // the pair, the remote configuration and PostgreSQL start side by side (a minute or more each here)
         CompletableFuture<ArtemisBroker.Pair> pair = CompletableFuture.supplyAsync(
