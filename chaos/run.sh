@@ -19,7 +19,7 @@ echo "[chaos] ChaosIT (log: $log)"
 rm -f "$build_dir/chaos/report.txt" "$build_dir/chaos/report.json"
 started=$(date +%s)
 mvn -B ${CHAOS_MVN_OPTS:-} verify -Dbuild.dir="$build_dir" -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
-    -Dit.test=ChaosIT -Dfailsafe.failIfNoSpecifiedTests=false -Dit.port.offset="${CHAOS_PORT_OFFSET:-4000}" "$@" \
+    -Dit.test=ChaosIT -Dchaos.skip=false -Dfailsafe.failIfNoSpecifiedTests=false -Dit.port.offset="${CHAOS_PORT_OFFSET:-4000}" "$@" \
     >"$log" 2>&1
 rc=$?
 if [ -f "$build_dir/chaos/report.txt" ]; then
