@@ -27,10 +27,11 @@ import java.util.Set;
  * invariants are checked job by job; the report lines are kept for {@code report.json} and the text table.
  *
  * <p>Per job: more than one mail is a duplicate; no mail and no record that says why (dead-lettered,
- * discarded, bounced, suppressed) is lost, and so is a job recorded as sent that the relay never got or an
+ * discarded, bounced, suppressed, or a dead letter of it) is lost, and so is a job recorded as sent that the relay never got or an
  * {@code unknown} job (possibly sent) that it never got; a job that is not in a finished state, a job both
- * mailed and recorded as not sent, a dead-lettered job without exactly one dead letter, and a dead letter
- * without its full envelope are broken invariants. {@code unknown} jobs that the relay got once count as
+ * mailed and recorded as not sent, a dead-lettered job without exactly one dead letter, a dead letter of a job
+ * whose own record is not {@code dead_lettered} (the broker's redelivery limit took it before the handler saw it),
+ * and a dead letter without its full envelope are broken invariants. {@code unknown} jobs that the relay got once count as
  * sent and are listed in the table's own column.
  */
 final class ChaosLedger {
@@ -132,6 +133,15 @@ final class ChaosLedger {
                 duplicates += n - 1;
             }
             if (state == null || !(SENT.contains(state) || NOT_SENT.contains(state) || state.equals("unknown"))) {
+                int rows = deadLetters.getOrDefault(id, List.of()).size();
+                if (rows > 0 && n == 0) {
+                    // on the DLQ with its envelope (an operator sees it and can redrive it), but the job's own
+                    // record does not say so: the broker's redelivery limit took it before the handler did
+                    dead++;
+                    broken.computeIfAbsent("dead-lettered (" + deadLetters.get(id).get(0).reason() + ") while its job is "
+                            + state, k -> new ArrayList<>()).add(id);
+                    continue;
+                }
                 broken.computeIfAbsent("not in a finished state", k -> new ArrayList<>()).add(id + "=" + state);
                 if (n == 0) {
                     lost++;
