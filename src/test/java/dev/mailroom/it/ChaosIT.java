@@ -380,9 +380,7 @@ class ChaosIT {
         smtp.setDelayBeforeReply(Duration.ofMillis(20)); // the load is still going when the database goes
         Instant back;
         try {
-            producer.sendAll(SEND, Jobs.jobs(ids));
-            int before = smtp.receivedCount();
-            awaitQuietly(Duration.ofSeconds(120), () -> smtp.receivedCount() >= before + LOAD / 10);
+            loadUnderWay(ids);
             postgres.stopForOutage();
             Instant down = Instant.now();
             try {
@@ -410,9 +408,7 @@ class ChaosIT {
         smtp.setDelayBeforeReply(Duration.ofMillis(20));
         Instant back;
         try {
-            producer.sendAll(SEND, Jobs.jobs(ids));
-            int before = smtp.receivedCount();
-            awaitQuietly(Duration.ofSeconds(120), () -> smtp.receivedCount() >= before + LOAD / 10);
+            loadUnderWay(ids);
             int port = smtp.stopListening();
             Instant down = Instant.now();
             try {
@@ -508,9 +504,7 @@ class ChaosIT {
         smtp.setDelayBeforeReply(Duration.ofMillis(20));
         Instant killed;
         try {
-            producer.sendAll(SEND, Jobs.jobs(ids));
-            int before = smtp.receivedCount();
-            awaitQuietly(Duration.ofSeconds(120), () -> smtp.receivedCount() >= before + LOAD / 10);
+            loadUnderWay(ids);
             artemis.primary().killHard();
             killed = Instant.now();
             artemis.backup().awaitLog("AMQ221007", Duration.ofSeconds(180)); // the backup: Server is now active
@@ -538,6 +532,13 @@ class ChaosIT {
         assertThat(line.lost()).as(line.scenario() + ": lost").isZero();
         assertThat(line.duplicates()).as(line.scenario() + ": duplicates").isZero();
         assertThat(line.broken()).as(line.scenario() + ": broken invariants").isEmpty();
+    }
+
+    /** Sends the scenario's jobs and returns once a tenth of them reached the relay: the fault then comes under load. */
+    private static void loadUnderWay(List<String> ids) {
+        int before = smtp.receivedCount();
+        producer.sendAll(SEND, Jobs.jobs(ids));
+        awaitQuietly(Duration.ofSeconds(120), () -> smtp.receivedCount() >= before + ids.size() / 10);
     }
 
     /**
