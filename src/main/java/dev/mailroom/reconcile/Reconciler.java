@@ -1,15 +1,12 @@
 package dev.mailroom.reconcile;
 
-import jakarta.annotation.PostConstruct;
+import dev.mailroom.platform.lease.LeasedWork;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
-import jakarta.ejb.EJB;
+import jakarta.ejb.Local;
+import jakarta.ejb.LocalBean;
 import jakarta.ejb.Singleton;
-import jakarta.ejb.Startup;
-import jakarta.ejb.Timeout;
-import jakarta.ejb.TimerConfig;
-import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
@@ -37,23 +34,24 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  *   <li><b>the sweep</b>, every {@code mailroom.reconcile.interval} (default 1 s): every call still {@code received}
  *       in batches of {@value #MAX_PER_BATCH} ({@link ReconcileBatch}, each its own transaction) until the inbox is
  *       drained or the run has taken one interval — calls waiting for their job, calls another node stored, calls
- *       announced while this node did not hold the lease; then the {@link DeliveryWatch} when its interval is due.</li>
+ *       announced while this node did not hold the lease; then the {@link DeliveryWatch} when its interval is due.
+ *       The tick and the lease are {@link dev.mailroom.platform.lease.LeasedTimers}'; the tick only asks for the
+ *       sweep, which runs on the managed thread.</li>
  * </ul>
  * Measured before the first way existed: the sweep alone (batches of 200, a few queries per event) applied ~200
  * calls/s against a 470 calls/s burst, a reconciliation lag p99 of 47 s.
  */
 @Singleton
-@Startup
+@LocalBean
+@Local(LeasedWork.class)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
-public class Reconciler {
+public class Reconciler implements LeasedWork {
 
     static final int MAX_PER_BATCH = 500;
     /** With several nodes, one reconciles at a time: the one holding this lease. */
     public static final String LEASE = "reconciler";
     private static final Logger LOG = Logger.getLogger(Reconciler.class.getName());
 
-    @Resource
-    TimerService timers;
     @Resource(lookup = "java:comp/DefaultManagedExecutorService")
     ManagedExecutorService executor;
     @Inject
@@ -65,8 +63,6 @@ public class Reconciler {
     DeliveryWatch watch;
     @Inject
     Clock clock;
-    @EJB
-    dev.mailroom.platform.SchemaMigration schema;
     @Inject
     dev.mailroom.platform.lease.Leases leases;
 
@@ -77,10 +73,9 @@ public class Reconciler {
     /** Whether a run (either way in) is going on on this node: at most one, on a managed thread. */
     private final AtomicBoolean running = new AtomicBoolean();
 
-    @PostConstruct
-    void schedule() {
-        long ms = Duration.parse(interval).toMillis();
-        timers.createIntervalTimer(ms, ms, new TimerConfig("reconciler", false));
+    @Override
+    public Schedule schedule() {
+        return Schedule.of(LEASE, interval);
     }
 
     /** The inbox stored a call: reconcile it now, unless this node does not reconcile (the holder's sweep will). */
@@ -95,24 +90,21 @@ public class Reconciler {
      * A tick: a sweep is due. It runs on the managed thread too, between two batches of fresh calls if those are
      * being worked off, so a steady stream of webhooks never starves the calls that wait for their job.
      */
-    @Timeout
+    @Override
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
-    public void onTimer() {
-        schema.awaitMigrated();
-        if (leases.takeTurn(LEASE)) {
-            sweepDue.set(true);
-            start();
-        }
+    public void work() {
+        sweepDue.set(true);
+        start();
     }
 
     private void start() {
         if (running.compareAndSet(false, true)) {
-            executor.execute(this::work);
+            executor.execute(this::drain);
         }
     }
 
     /** Not one transaction: each batch commits on its own, so a long run holds no locks for long. */
-    private void work() {
+    private void drain() {
         try {
             while (leases.heldHere(LEASE)) {
                 if (sweepDue.getAndSet(false)) {

@@ -1,7 +1,5 @@
 package dev.mailroom.reconcile;
 
-import dev.mailroom.it.support.ItEnvironment;
-import dev.mailroom.it.support.PostgresServer;
 import dev.mailroom.testsupport.ComponentDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -13,17 +11,13 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class ReconcileBatchPostgresComponentTest extends ReconcileBatchComponentTest {
 
-    private static PostgresServer postgres;
-
     @BeforeAll
     static void database() {
-        postgres = PostgresServer.start(ItEnvironment.workDir().resolve("reconcile-component"));
-        db = ComponentDatabase.postgres(postgres.jdbcUrl(), postgres.user(), postgres.password(), ENTITIES);
+        db = ComponentDatabase.onPostgres("reconcile-component", ENTITIES);
     }
 
     @AfterAll
     static void close() {
         db.close();
-        postgres.close();
     }
 }
