@@ -15,7 +15,7 @@ import java.util.Map;
  *       managed connection".</li>
  *   <li>{@link #isDeadlockVictim}: the database chose this transaction as a deadlock's victim (or refused it as
  *       a serialization failure) and rolled it back: SQLState {@code 40001} (H2, the standard) or {@code 40P01}
- *       (PostgreSQL). Such a transaction did nothing and may simply run again.</li>
+ *       (PostgreSQL). Such a transaction did nothing and may simply run again ({@link #rerunDeadlockVictims}).</li>
  * </ul>
  */
 public final class DatabaseFailures {
@@ -62,5 +62,24 @@ public final class DatabaseFailures {
             }
         }
         return false;
+    }
+
+    /**
+     * Runs {@code transaction} (a whole transaction of its own, e.g. a {@code REQUIRES_NEW} step) and runs it
+     * again, up to {@code attempts} times in all, while the database picks it as a deadlock's victim: such a
+     * run did nothing, and the next one sees what the winner committed. Anything else, and the last victim,
+     * is thrown as it came.
+     */
+    public static void rerunDeadlockVictims(int attempts, Runnable transaction) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                transaction.run();
+                return;
+            } catch (RuntimeException e) {
+                if (attempt >= attempts || !isDeadlockVictim(e)) {
+                    throw e;
+                }
+            }
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.mailroom.redrive;
 
+import dev.mailroom.platform.DatabaseFailures;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -102,7 +103,10 @@ public class RedriveRunner {
                 stop = "abandoned";
                 break;
             }
-            steps.publish(id, pending.get(i), actor);
+            // a publish is one transaction over the broker and the database: as a deadlock's victim (two runs
+            // changing the same dead-letter count rows) it sent nothing, and runs again rather than stop the run
+            long entry = pending.get(i);
+            DatabaseFailures.rerunDeadlockVictims(Redrives.DEADLOCK_ATTEMPTS, () -> steps.publish(id, entry, actor));
             if ("remainder".equals(name) && !clock.instant().isBefore(nextCheck)) {
                 stop = RedriveRules.stopReason(records.observed(id, null, settled));
                 nextCheck = clock.instant().plus(CHECK_EVERY);

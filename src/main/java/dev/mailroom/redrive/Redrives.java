@@ -23,7 +23,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @ApplicationScoped
 public class Redrives {
 
-    static final int CLAIM_ATTEMPTS = 3;
+    /** How often a claim or a publish runs in all while the database picks it as a deadlock's victim. */
+    static final int DEADLOCK_ATTEMPTS = 3;
 
     @Inject
     DeadLetterQueries deadLetters;
@@ -116,20 +117,11 @@ public class Redrives {
     /**
      * Claims the run's entries ({@link RedriveSteps#start}, its own transaction). Two runs claiming overlapping
      * cohorts at once both update the same dead-letter count rows, and the database may roll one back as a
-     * deadlock's victim: that transaction did nothing, so it runs again (at most {@value #CLAIM_ATTEMPTS} times),
+     * deadlock's victim: that transaction did nothing, so it runs again (at most {@value #DEADLOCK_ATTEMPTS} times),
      * and then sees what the other one claimed.
      */
     private void claim(String planId, String actor, boolean resume) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                steps.start(planId, actor, node(), resume);
-                return;
-            } catch (RuntimeException e) {
-                if (attempt >= CLAIM_ATTEMPTS || !DatabaseFailures.isDeadlockVictim(e)) {
-                    throw e;
-                }
-            }
-        }
+        DatabaseFailures.rerunDeadlockVictims(DEADLOCK_ATTEMPTS, () -> steps.start(planId, actor, node(), resume));
     }
 
     /** Ends an interrupted run (or a plan never run): its unpublished entries are open again. */

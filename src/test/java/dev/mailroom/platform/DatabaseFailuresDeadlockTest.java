@@ -1,9 +1,12 @@
 package dev.mailroom.platform;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import jakarta.persistence.OptimisticLockException;
 import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -21,5 +24,42 @@ class DatabaseFailuresDeadlockTest {
         RuntimeException wrapped = new OptimisticLockException(new RuntimeException("hibernate", sql));
         assertThat(DatabaseFailures.isDeadlockVictim(wrapped)).isEqualTo(victim);
         assertThat(DatabaseFailures.isDeadlockVictim(new IllegalStateException("no SQL at all"))).isFalse();
+    }
+
+    private static RuntimeException failure(String sqlState) {
+        return new OptimisticLockException(new RuntimeException("hibernate", new SQLException("x", sqlState)));
+    }
+
+    @Test
+    void aVictimRunsAgainUntilItCommits() {
+        AtomicInteger runs = new AtomicInteger();
+        DatabaseFailures.rerunDeadlockVictims(3, () -> {
+            if (runs.incrementAndGet() < 3) {
+                throw failure("40001");
+            }
+        });
+        assertThat(runs).hasValue(3);
+    }
+
+    @Test
+    void theLastVictimIsThrownAfterTheAttempts() {
+        AtomicInteger runs = new AtomicInteger();
+        RuntimeException victim = failure("40P01");
+        assertThatThrownBy(() -> DatabaseFailures.rerunDeadlockVictims(3, () -> {
+            runs.incrementAndGet();
+            throw victim;
+        })).isSameAs(victim);
+        assertThat(runs).hasValue(3);
+    }
+
+    @Test
+    void anythingElseIsThrownAtOnce() {
+        AtomicInteger runs = new AtomicInteger();
+        RuntimeException constraint = failure("23505");
+        assertThatThrownBy(() -> DatabaseFailures.rerunDeadlockVictims(3, () -> {
+            runs.incrementAndGet();
+            throw constraint;
+        })).isSameAs(constraint);
+        assertThat(runs).hasValue(1);
     }
 }
