@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mailroom.it.support.ItEnvironment;
+import dev.mailroom.reconcile.EventMix;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,9 +51,6 @@ class WebhookProofIT {
     record Post(String svixId, String body, int job, boolean replay) {
     }
 
-    static final String[] TYPES = {"deferred", "delivered", "opened", "clicked", "bounced", "complained", "failed", "queued"};
-    static final int[] WEIGHTS = {30, 40, 10, 5, 9, 2, 2, 2};
-
     static State stateOf(String type) {
         return switch (type) {
             case "deferred" -> State.deferred;
@@ -88,7 +86,7 @@ class WebhookProofIT {
         int[] stored = new int[JOBS];
         for (int i = 0; i < unique; i++) {
             int job = i < JOBS ? i : random.nextInt(JOBS); // every job has at least one event
-            String type = pick(random);
+            String type = EventMix.pick(random);
             int who = random.nextInt(20);
             String recipient = who == 0 ? null : (who % 2 == 0 ? "a" : "b") + job + "@proof.example";
             String body = "{\"event_type\":\"" + type + "\",\"message_id\":\"" + prefix + job + "\""
@@ -305,21 +303,6 @@ class WebhookProofIT {
                 {"schema_version": 1, "message_id": "%s", "tenant": "%s", "from": "Mailroom IT <noreply@example.com>",
                  "to": ["a%d@proof.example"], "cc": ["B%d@Proof.Example"], "subject": "Proof %s", "text": "proof"}"""
                 .formatted(messageId, tenant, n, n, messageId);
-    }
-
-    static String pick(Random random) {
-        int total = 0;
-        for (int w : WEIGHTS) {
-            total += w;
-        }
-        int r = random.nextInt(total);
-        for (int i = 0; i < TYPES.length; i++) {
-            r -= WEIGHTS[i];
-            if (r < 0) {
-                return TYPES[i];
-            }
-        }
-        throw new IllegalStateException();
     }
 
     /**

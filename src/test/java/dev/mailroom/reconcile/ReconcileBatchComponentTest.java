@@ -59,9 +59,6 @@ class ReconcileBatchComponentTest {
 
     enum State { deferred, delivered, bounced, complained }
 
-    static final String[] TYPES = {"deferred", "delivered", "opened", "clicked", "bounced", "complained", "failed", "queued"};
-    static final int[] WEIGHTS = {30, 40, 10, 5, 9, 2, 2, 2};
-
     static final List<Class<?>> ENTITIES = List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class,
             JobRecipient.class, ProviderEvent.class, Suppression.class);
 
@@ -185,7 +182,7 @@ class ReconcileBatchComponentTest {
         List<String[]> calls = new ArrayList<>();
         for (int i = 0; i < unique; i++) {
             int job = i < jobs ? i : random.nextInt(jobs);
-            String type = pick(random);
+            String type = EventMix.pick(random);
             int who = random.nextInt(20);
             String recipient = who == 0 ? null : (who % 2 == 0 ? "a" : "b") + job + "@batch.example";
             calls.add(new String[] {prefix + "u" + i, event(type, prefix + job, recipient == null ? null : recipient.toUpperCase(), i),
@@ -336,7 +333,7 @@ class ReconcileBatchComponentTest {
         int suppressing = 0;
         List<List<String>> calls = new ArrayList<>();
         for (int i = 0; i < events; i++) {
-            String type = pick(random);
+            String type = EventMix.pick(random);
             suppressing += type.equals("bounced") || type.equals("complained") ? 1 : 0;
             int job = random.nextInt(jobs);
             calls.add(List.of(prefix + "k" + i, event(type, prefix + job, "a" + job + "@batch.example", i)));
@@ -355,20 +352,5 @@ class ReconcileBatchComponentTest {
 
     private static JobState jobState(long jobId) {
         return db.inTransaction(em -> em.find(MailJob.class, jobId).getState());
-    }
-
-    static String pick(Random random) {
-        int total = 0;
-        for (int w : WEIGHTS) {
-            total += w;
-        }
-        int r = random.nextInt(total);
-        for (int i = 0; i < TYPES.length; i++) {
-            r -= WEIGHTS[i];
-            if (r < 0) {
-                return TYPES[i];
-            }
-        }
-        throw new IllegalStateException();
     }
 }
