@@ -151,10 +151,11 @@ public class SendService {
             return;
         }
         if (response.accepted()) {
+            // first, and committed on its own: a broker failover or a kill after this is not an ambiguous send
+            ledger.recordSent(proceed, response);
             breakers.record(guarded, response.status(), null, null);
             stopLine.answered(in.queue(), provider.name(), null, null);
             rateLimiter.onSuccess();
-            ledger.recordSent(proceed, response);
             metrics.attempt(in.queue(), provider.name(), "accepted");
             metrics.outcome(in.queue(), JobState.sent_to_provider.name());
             return;
