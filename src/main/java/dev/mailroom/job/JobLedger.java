@@ -63,6 +63,11 @@ public class JobLedger {
         Instant now = clock.instant();
         MailJob j = receive(in, job, JobState.received, now);
         JobAttempt last = lastAttempt(j.getId());
+        if (last != null && last.unfinished()) {
+            // locked and read again: a worker still in its call (a redelivery after a broker failover can come
+            // while it is) commits its point of no return either before this reads it or after this closed it
+            em.refresh(last, LockModeType.PESSIMISTIC_WRITE);
+        }
         JobAttempt open = last != null && last.unfinished() ? last : null;
         AdmissionFacts facts = new AdmissionFacts(null, j.getState().name(), j.getState().finished(),
                 j.getJmsMessageId() == null || j.getJmsMessageId().equals(in.jmsMessageId()),
@@ -313,10 +318,21 @@ public class JobLedger {
         return j;
     }
 
-    /** Commits that attempt {@code attemptId} is about to pass its point of no return. */
+    /**
+     * Commits that attempt {@code attemptId} is about to pass its point of no return, if it is still open.
+     *
+     * @return false when a redelivery of its message already closed it (the broker failed over and delivered
+     *         the message again while this worker was still before its point of no return): this worker must
+     *         not write on, the redelivery owns the job now
+     */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public void markIrrevocable(long attemptId) {
-        em.find(JobAttempt.class, attemptId).irrevocable(clock.instant());
+    public boolean markIrrevocable(long attemptId) {
+        JobAttempt a = em.find(JobAttempt.class, attemptId, LockModeType.PESSIMISTIC_WRITE);
+        if (!a.unfinished()) {
+            return false;
+        }
+        a.irrevocable(clock.instant());
+        return true;
     }
 
     /**

@@ -66,7 +66,7 @@ public final class ScaleOutBench {
         int rc;
         try {
             rc = bench.measure();
-        } catch (RuntimeException | Error e) {
+        } catch (Exception | Error e) {
             e.printStackTrace();
             rc = 2;
         } finally {

@@ -176,6 +176,20 @@ class JobLedgerComponentTest {
         assertThat(timeline(p.jobId())).containsSubsequence("ambiguous_not_resent", "unknown_settled", "sent");
     }
 
+    /**
+     * The broker redelivered while this worker was still before its point of no return: the redelivery closed
+     * the attempt and started its own, so this worker's point of no return is refused and it never writes.
+     */
+    @Test
+    void aWorkerWhoseAttemptARedeliveryClosedIsRefusedItsPointOfNoReturn() {
+        Incoming in = delivery(body("failover-3", "failover-3", null));
+        Begin.Proceed first = (Begin.Proceed) begin(in, SMTP);
+        Begin.Proceed second = (Begin.Proceed) begin(redelivery(in), SMTP);
+        assertThat(second.attemptNumber()).isEqualTo(first.attemptNumber() + 1);
+        assertThat(db.<Boolean>inTransaction(em -> ledger(em).markIrrevocable(first.attemptId()))).isFalse();
+        assertThat(db.<Boolean>inTransaction(em -> ledger(em).markIrrevocable(second.attemptId()))).isTrue();
+    }
+
     @Test
     void anExpiredJobIsDiscardedBeforeItClaimsItsKey() {
         Incoming in = delivery(body("late-1", "late-1", CLOCK.instant()));
