@@ -3,6 +3,7 @@ package dev.mailroom.alert;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mailroom.platform.SqlTimestamps;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -11,9 +12,7 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Status;
 import jakarta.transaction.Transactional;
 import jakarta.transaction.TransactionSynchronizationRegistry;
-import java.sql.Timestamp;
 import java.time.Clock;
-import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.Map;
@@ -108,7 +107,7 @@ public class AlertOutbox {
                 .setMaxResults(limit)
                 .getResultList();
         return rows.stream().map(r -> new Row(((Number) r[0]).longValue(), new AlertEvent(
-                AlertEvent.Kind.valueOf((String) r[1]), labels((String) r[2]), (String) r[3], instant(r[4])))).toList();
+                AlertEvent.Kind.valueOf((String) r[1]), labels((String) r[2]), (String) r[3], SqlTimestamps.instant(r[4])))).toList();
     }
 
     /** Records that every undelivered row below {@code belowId} was delivered by this node; returns how many. */
@@ -147,18 +146,5 @@ public class AlertOutbox {
 
     private static String cut(String s, int max) {
         return s.length() <= max ? s : s.substring(0, max - 1) + "…";
-    }
-
-    private static Instant instant(Object value) {
-        if (value instanceof Instant i) {
-            return i;
-        }
-        if (value instanceof OffsetDateTime o) {
-            return o.toInstant();
-        }
-        if (value instanceof Timestamp t) {
-            return t.toInstant();
-        }
-        throw new IllegalStateException("not a time: " + value);
     }
 }
