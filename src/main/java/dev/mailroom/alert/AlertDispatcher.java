@@ -175,7 +175,7 @@ public final class AlertDispatcher {
 
     /**
      * As {@link #raise(AlertEvent)}, for an occurrence kept in the outbox as row {@code seq}: see
-     * {@link #deliveredBelow}. Rows are raised in increasing {@code seq}.
+     * {@link #deliveredBelow}.
      */
     public boolean raise(AlertEvent event, long seq) {
         if (event == null) {

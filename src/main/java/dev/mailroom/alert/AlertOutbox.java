@@ -97,27 +97,43 @@ public class AlertOutbox {
                 .executeUpdate();
     }
 
-    /** Up to {@code limit} undelivered rows after {@code afterId}, oldest first. */
+    /**
+     * Up to {@code limit} undelivered rows that dispatcher {@code feed} does not have yet, oldest first, stamped as
+     * its own in the same transaction. Not an id high-water mark: a row committed after rows with higher ids (its
+     * transaction was longer) is found all the same.
+     */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public List<Row> undelivered(long afterId, int limit) {
+    public List<Row> feed(String feed, int limit) {
         @SuppressWarnings("unchecked")
         List<Object[]> rows = em.createNativeQuery("select id, kind, labels, summary, occurred_at from alert_outbox"
-                        + " where delivered_at is null and id > ?1 order by id")
-                .setParameter(1, afterId)
+                        + " where delivered_at is null and coalesce(fed_in, '') <> ?1 order by id")
+                .setParameter(1, feed)
                 .setMaxResults(limit)
                 .getResultList();
-        return rows.stream().map(r -> new Row(((Number) r[0]).longValue(), new AlertEvent(
-                AlertEvent.Kind.valueOf((String) r[1]), labels((String) r[2]), (String) r[3], SqlTimestamps.instant(r[4])))).toList();
+        List<Row> out = rows.stream().map(r -> new Row(((Number) r[0]).longValue(), new AlertEvent(
+                AlertEvent.Kind.valueOf((String) r[1]), labels((String) r[2]), (String) r[3],
+                SqlTimestamps.instant(r[4])))).toList();
+        if (!out.isEmpty()) {
+            em.createNativeQuery("update alert_outbox set fed_in = :feed where id in (:ids)")
+                    .setParameter("feed", feed)
+                    .setParameter("ids", out.stream().map(Row::id).toList())
+                    .executeUpdate();
+        }
+        return out;
     }
 
-    /** Records that every undelivered row below {@code belowId} was delivered by this node; returns how many. */
+    /**
+     * Records that every row dispatcher {@code feed} has, below {@code belowId}, was delivered by this node;
+     * returns how many.
+     */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public int markDelivered(long belowId) {
+    public int markDelivered(String feed, long belowId) {
         return em.createNativeQuery("update alert_outbox set delivered_at = ?1, delivered_by = ?2"
-                        + " where delivered_at is null and id < ?3")
+                        + " where fed_in = ?3 and delivered_at is null and id < ?4")
                 .setParameter(1, OffsetDateTime.ofInstant(clock.instant(), java.time.ZoneOffset.UTC))
                 .setParameter(2, node)
-                .setParameter(3, belowId)
+                .setParameter(3, feed)
+                .setParameter(4, belowId)
                 .executeUpdate();
     }
 

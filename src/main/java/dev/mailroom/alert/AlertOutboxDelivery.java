@@ -28,10 +28,11 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * Delivers the alert outbox, on the one node holding the {@value #LEASE} lease: every
  * {@code mailroom.alerts.outbox-interval} (default 1 s) it feeds the undelivered rows, oldest first, to a
  * dispatcher of its own (routing, grouping, every sink with its retries, as {@link AlertDispatcher} does),
- * ticks it, and marks delivered the rows below the dispatcher's {@link AlertDispatcher#deliveredBelow low
- * mark}: those every sink took, in the alert they were counted in (or gave up on after the retry bounds, which
- * the log shows in full). A node that gets the lease starts with a fresh dispatcher from the first undelivered
- * row; one that loses it drops its dispatcher undelivered, for the new holder has the rows. So a restart, a
+ * stamped with the dispatcher's feed id, ticks it, and marks delivered the rows it has below its
+ * {@link AlertDispatcher#deliveredBelow low mark}: those every sink took, in the alert they were counted in (or
+ * gave up on after the retry bounds, which the log shows in full). A node that gets the lease starts with a
+ * fresh dispatcher, fed every undelivered row; one that loses it drops its dispatcher undelivered, for the new
+ * holder has the rows. So a restart, a
  * graceful stop with a receiver down or a {@code kill -9} loses nothing, and each alert is delivered once —
  * except one delivered in the instant between a sink taking it and its row being marked, which the next
  * holder delivers again (at least once, never lost).
@@ -66,8 +67,8 @@ public class AlertOutboxDelivery {
     private final AtomicBoolean running = new AtomicBoolean();
     /** The holder's dispatcher; null while this node does not hold the lease. Touched by the timer only. */
     private AlertDispatcher dispatcher;
-    /** The last row fed to {@link #dispatcher}. */
-    private long lastFed;
+    /** The stamp of the rows {@link #dispatcher} has ({@code alert_outbox.fed_in}), new with every dispatcher. */
+    private String feed;
 
     @PostConstruct
     void schedule() {
@@ -101,17 +102,19 @@ public class AlertOutboxDelivery {
         }
         if (dispatcher == null) {
             dispatcher = alerts.newDispatcher();
-            lastFed = 0;
+            feed = java.util.UUID.randomUUID().toString();
         }
-        List<AlertOutbox.Row> rows = outbox.undelivered(lastFed, BATCH);
-        for (AlertOutbox.Row row : rows) {
+        for (AlertOutbox.Row row : outbox.feed(feed, BATCH)) {
             if (!dispatcher.raise(row.event(), row.id())) {
-                break; // its queue is full: the rest waits for the next tick
+                // its queue is full (it holds queue-capacity occurrences): start afresh with a new dispatcher,
+                // which is fed every undelivered row again
+                LOG.warning("alert outbox: the dispatcher's queue is full; starting again from the undelivered rows");
+                dispatcher = null;
+                return;
             }
-            lastFed = row.id();
         }
         dispatcher.tick();
-        int marked = outbox.markDelivered(dispatcher.deliveredBelow(lastFed + 1));
+        int marked = outbox.markDelivered(feed, dispatcher.deliveredBelow(AlertDispatcher.UNTRACKED));
         if (marked > 0) {
             LOG.fine(() -> marked + " alert occurrence(s) delivered by " + leases.node());
         }
