@@ -373,7 +373,8 @@ public final class SendBench {
         awaitQueueEmpty(s, Duration.ofSeconds(30));
 
         Map<String, Double> before = counters();
-        s.cli.op(MESSAGING + "/queue=" + SEND_QUEUE + ":pause");
+        // a runtime-queue: the broker creates the send queues (server-config/wildfly/send-queue-mail.send.cli)
+        s.cli.op(MESSAGING + "/runtime-queue=" + SEND_QUEUE + ":pause");
         long p0 = System.nanoTime();
         s.jms.sendAll(SEND_QUEUE, jobs(label, n, mixed));
         double produceSec = seconds(System.nanoTime() - p0);
@@ -387,7 +388,7 @@ public final class SendBench {
         String load0 = loadAverage();
         Cpu cpu0 = Cpu.sample(s.server);
         long t0 = System.nanoTime();
-        s.cli.op(MESSAGING + "/queue=" + SEND_QUEUE + ":resume");
+        s.cli.op(MESSAGING + "/runtime-queue=" + SEND_QUEUE + ":resume");
         long timeoutNanos = Duration.ofSeconds(60).toNanos()
                 + (long) total * Duration.ofMillis(stub == null ? 20 : Math.max(20, stub.latencyMillis())).toNanos();
         Figures f = loaded;
