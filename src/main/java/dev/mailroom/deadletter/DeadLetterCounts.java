@@ -25,9 +25,13 @@ import java.util.TreeMap;
  *   <li>{@code dead_letter_group_count}: per (status, source queue, reason, failure class, error type,
  *       fingerprint of the normalised error, consumer version) the number of dead letters and the first
  *       and last {@code failed_at} among them.</li>
- *   <li>{@code dead_letter_arrival}: per (bucket of 60 or 3600 s, source queue, reason) the number of dead
- *       letters whose {@code failed_at} falls in it, whatever their status (what the arrivals chart shows);
- *       a 30-day chart reads at most 720 hour buckets per (queue, reason).</li>
+ *   <li>{@code dead_letter_arrival}: per (bucket of 60, 900 or 3600 s, source queue, reason) the number of
+ *       dead letters whose {@code failed_at} falls in it, whatever their status (what the arrivals chart
+ *       shows); a 30-day chart reads at most 720 hour buckets per (queue, reason), a day per 15 minutes 96
+ *       (the 15-minute tier is V18's).</li>
+ *   <li>{@code dead_letter_group_hour} (V18): the group counts again per hour of {@code failed_at}, so the
+ *       groups of a time window read the window's whole hours (and scan at most its ragged first and last
+ *       hour) instead of every dead letter in it.</li>
  * </ul>
  * Null key columns are stored as {@code ''} (so the key is a plain primary key). A row is created by an
  * {@code insert ... on conflict do nothing} (safe when two transactions create it at once), changed by an
@@ -39,7 +43,10 @@ public class DeadLetterCounts {
 
     /** The granularities arrivals are counted at, in seconds. */
     public static final long MINUTE = 60;
+    public static final long QUARTER_HOUR = 900;
     public static final long HOUR = 3600;
+    /** Every arrival tier kept, finest first. */
+    static final long[] ARRIVAL_TIERS = {MINUTE, QUARTER_HOUR, HOUR};
 
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
@@ -56,6 +63,10 @@ public class DeadLetterCounts {
         GroupKey group() {
             return new GroupKey(key(status), key(queue), key(reason), key(failureClass), key(errorType),
                     key(fingerprint), key(consumerVersion));
+        }
+
+        HourGroupKey hourGroup() {
+            return new HourGroupKey(Math.floorDiv(failedAt.getEpochSecond(), HOUR), group());
         }
 
         ArrivalKey arrival(long seconds) {
@@ -80,6 +91,16 @@ public class DeadLetterCounts {
 
         List<String> values() {
             return List.of(status, queue, reason, failureClass, errorType, fingerprint, consumerVersion);
+        }
+    }
+
+    record HourGroupKey(long hour, GroupKey group) implements Comparable<HourGroupKey> {
+        private static final Comparator<HourGroupKey> ORDER = Comparator.comparingLong(HourGroupKey::hour)
+                .thenComparing(HourGroupKey::group);
+
+        @Override
+        public int compareTo(HourGroupKey o) {
+            return ORDER.compare(this, o);
         }
     }
 
@@ -125,6 +146,7 @@ public class DeadLetterCounts {
      */
     public void apply(Collection<Change> changes) {
         Map<GroupKey, GroupDelta> groups = new TreeMap<>();
+        Map<HourGroupKey, GroupDelta> hourGroups = new TreeMap<>();
         Map<ArrivalKey, long[]> arrivals = new TreeMap<>();
         for (Change c : changes) {
             if (c.before() != null && c.after() != null && c.before().equals(c.after())) {
@@ -132,20 +154,26 @@ public class DeadLetterCounts {
             }
             if (c.before() != null) {
                 groups.computeIfAbsent(c.before().group(), k -> new GroupDelta()).removed++;
-                arrivals.computeIfAbsent(c.before().arrival(MINUTE), k -> new long[1])[0]--;
-                arrivals.computeIfAbsent(c.before().arrival(HOUR), k -> new long[1])[0]--;
+                hourGroups.computeIfAbsent(c.before().hourGroup(), k -> new GroupDelta()).removed++;
+                for (long tier : ARRIVAL_TIERS) {
+                    arrivals.computeIfAbsent(c.before().arrival(tier), k -> new long[1])[0]--;
+                }
             }
             if (c.after() != null) {
                 groups.computeIfAbsent(c.after().group(), k -> new GroupDelta()).add(c.after().failedAt());
-                arrivals.computeIfAbsent(c.after().arrival(MINUTE), k -> new long[1])[0]++;
-                arrivals.computeIfAbsent(c.after().arrival(HOUR), k -> new long[1])[0]++;
+                hourGroups.computeIfAbsent(c.after().hourGroup(), k -> new GroupDelta()).add(c.after().failedAt());
+                for (long tier : ARRIVAL_TIERS) {
+                    arrivals.computeIfAbsent(c.after().arrival(tier), k -> new long[1])[0]++;
+                }
             }
         }
         if (groups.isEmpty()) {
             return;
         }
         em.flush();
-        groups.forEach(this::applyGroup);
+        // one table after the other, each in key order: two writers lock the rows they share in the same order
+        groups.forEach((k, d) -> applyGroup(k, null, d));
+        hourGroups.forEach((k, d) -> applyGroup(k.group(), k.hour(), d));
         arrivals.forEach((k, d) -> {
             if (d[0] != 0) {
                 applyArrival(k, d[0]);
@@ -153,28 +181,34 @@ public class DeadLetterCounts {
         });
     }
 
-    private void applyGroup(GroupKey k, GroupDelta d) {
+    /**
+     * One group row's change: of {@code dead_letter_group_count} when {@code hour} is null, else of that
+     * hour's row in {@code dead_letter_group_hour} (whose first/last are within the hour).
+     */
+    private void applyGroup(GroupKey k, Long hour, GroupDelta d) {
         if (d.added == 0 && d.removed == 0) {
             return;
         }
+        String table = hour == null ? "dead_letter_group_count" : "dead_letter_group_hour";
         String where = " where status = ?1 and source_queue = ?2 and reason = ?3 and failure_class = ?4"
-                + " and error_type = ?5 and error_fingerprint = ?6 and consumer_version = ?7";
+                + " and error_type = ?5 and error_fingerprint = ?6 and consumer_version = ?7"
+                // the hour inlined (a long of ours): ordinal parameters may have no gap, and ?8.. differ per statement
+                + (hour == null ? "" : " and bucket = " + hour);
         while (true) {
             if (d.added > 0) {
-                keyed(em.createNativeQuery("""
-                        insert into dead_letter_group_count (status, source_queue, reason, failure_class, error_type,
-                          error_fingerprint, consumer_version, dead_letters) values (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0)
-                        on conflict do nothing"""), k.values()).executeUpdate();
+                keyed(em.createNativeQuery("insert into " + table + " (status, source_queue, reason,"
+                        + " failure_class, error_type, error_fingerprint, consumer_version, dead_letters"
+                        + (hour == null ? ") values (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0)" : ", bucket) values (?1, ?2, ?3,"
+                        + " ?4, ?5, ?6, ?7, 0, " + hour + ")") + " on conflict do nothing"), k.values()).executeUpdate();
             }
             Query update;
             if (d.removed == 0) {
-                update = em.createNativeQuery("update dead_letter_group_count set dead_letters = dead_letters + ?8,"
+                update = em.createNativeQuery("update " + table + " set dead_letters = dead_letters + ?8,"
                                 + " first_failed_at = least(coalesce(first_failed_at, ?9), ?9),"
                                 + " last_failed_at = greatest(coalesce(last_failed_at, ?10), ?10)" + where)
                         .setParameter(9, d.first).setParameter(10, d.last);
             } else {
-                update = em.createNativeQuery("update dead_letter_group_count set dead_letters = dead_letters + ?8"
-                        + where);
+                update = em.createNativeQuery("update " + table + " set dead_letters = dead_letters + ?8" + where);
             }
             int n = keyed(update, k.values()).setParameter(8, d.added - d.removed).executeUpdate();
             if (n == 1) {
@@ -200,16 +234,25 @@ public class DeadLetterCounts {
                     sql.append(" and ").append(GROUP_COLUMNS[i]).append(" = ?").append(params.size());
                 }
             }
+            if (hour != null) {
+                // the hour's members only: the same index, a narrower failed_at range
+                sql.append(" and failed_at >= ?").append(params.size() + 1).append(" and failed_at < ?")
+                        .append(params.size() + 2);
+            }
             Query q = em.createNativeQuery(sql.toString());
             for (int i = 0; i < params.size(); i++) {
                 q.setParameter(i + 1, params.get(i));
             }
+            if (hour != null) {
+                q.setParameter(params.size() + 1, Instant.ofEpochSecond(hour * HOUR))
+                        .setParameter(params.size() + 2, Instant.ofEpochSecond((hour + 1) * HOUR));
+            }
             Object[] r = (Object[]) q.getSingleResult();
             if (r[0] == null) {
-                keyed(em.createNativeQuery("update dead_letter_group_count set first_failed_at = null,"
+                keyed(em.createNativeQuery("update " + table + " set first_failed_at = null,"
                         + " last_failed_at = null" + where), k.values()).executeUpdate();
             } else {
-                keyed(em.createNativeQuery("update dead_letter_group_count set first_failed_at = ?8,"
+                keyed(em.createNativeQuery("update " + table + " set first_failed_at = ?8,"
                         + " last_failed_at = ?9" + where), k.values())
                         .setParameter(8, instant(r[0])).setParameter(9, instant(r[1])).executeUpdate();
             }
@@ -241,6 +284,7 @@ public class DeadLetterCounts {
      */
     public int dropEmpty() {
         return em.createNativeQuery("delete from dead_letter_group_count where dead_letters = 0").executeUpdate()
+                + em.createNativeQuery("delete from dead_letter_group_hour where dead_letters = 0").executeUpdate()
                 + em.createNativeQuery("delete from dead_letter_arrival where arrived = 0").executeUpdate();
     }
 

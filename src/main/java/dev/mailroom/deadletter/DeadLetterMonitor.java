@@ -1,18 +1,11 @@
 package dev.mailroom.deadletter;
 
-import dev.mailroom.platform.SchemaMigration;
-import dev.mailroom.platform.lease.Leases;
-import jakarta.annotation.PostConstruct;
-import jakarta.annotation.Resource;
+import dev.mailroom.platform.lease.LeasedWork;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
-import jakarta.ejb.EJB;
+import jakarta.ejb.Local;
+import jakarta.ejb.LocalBean;
 import jakarta.ejb.Singleton;
-import jakarta.ejb.Startup;
-import jakarta.ejb.Timeout;
-import jakarta.ejb.Timer;
-import jakarta.ejb.TimerConfig;
-import jakarta.ejb.TimerService;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -38,18 +31,18 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  *
  * <p>With several nodes, retention and the oldest-age alert run on the node holding the {@value #LEASE}
  * lease; the snapshot (reads only) is taken on every node, so each node's metrics and
- * {@code /dead-letters/stats} are current whichever node an operator or a scraper reaches.
+ * {@code /dead-letters/stats} are current whichever node an operator or a scraper reaches. Each tick is one
+ * transaction (this bean's default), its timer and lease {@link dev.mailroom.platform.lease.LeasedTimers}'.
  */
 @Singleton
-@Startup
+@LocalBean
+@Local(LeasedWork.class)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
-public class DeadLetterMonitor {
+public class DeadLetterMonitor implements LeasedWork {
 
     /** The lease of retention and the age alerts: one node applies them at a time. */
     public static final String LEASE = "dead-letter-monitor";
 
-    @Resource
-    TimerService timers;
     @Inject
     @ConfigProperty(name = "mailroom.deadletter.monitor-interval", defaultValue = "PT10S")
     String interval;
@@ -73,10 +66,6 @@ public class DeadLetterMonitor {
     DeadLetterCounts counts;
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
-    @EJB
-    SchemaMigration schema;
-    @Inject
-    Leases leases;
 
     /** Dead letters purged per statement (the size of an {@code in} list). */
     private static final int PURGE_BATCH = 500;
@@ -86,17 +75,25 @@ public class DeadLetterMonitor {
     /** When the oldest-age alert last went out per queue: at most once per age limit. */
     private final Map<String, Instant> oldestAlerted = new HashMap<>();
 
-    @PostConstruct
-    void schedule() {
-        long ms = Duration.parse(interval).toMillis();
-        timers.createIntervalTimer(ms, ms, new TimerConfig("dead-letter-monitor", false));
+    @Override
+    public Schedule schedule() {
+        return Schedule.of(LEASE, interval);
     }
 
-    @Timeout
-    void onTimer(Timer timer) {
-        schema.awaitMigrated();
+    /** This node holds the lease: retention, the snapshot, the oldest-age alert. */
+    @Override
+    public void work() {
+        tick(true);
+    }
+
+    /** Another node holds it: the snapshot only. */
+    @Override
+    public void idle() {
+        tick(false);
+    }
+
+    private void tick(boolean mine) {
         Instant now = clock.instant();
-        boolean mine = leases.takeTurn(LEASE);
         if (mine) {
             applyRetention(now);
         }

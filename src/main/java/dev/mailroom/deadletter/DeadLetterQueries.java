@@ -47,9 +47,20 @@ public class DeadLetterQueries {
 
         /** Whether only what the maintained group counts are keyed by narrows it (queue, reason, status). */
         boolean countedOnly() {
+            return windowCountedOnly() && from == null && to == null;
+        }
+
+        /** {@link #countedOnly} but for a time window, which the hourly group counts answer. */
+        boolean windowCountedOnly() {
             return failureClass == null && errorType == null && campaignId == null && tenant == null
-                    && provider == null && consumerVersion == null && messageId == null && from == null && to == null
-                    && fingerprint == null && recipient == null;
+                    && provider == null && consumerVersion == null && messageId == null && fingerprint == null
+                    && recipient == null;
+        }
+
+        /** The same filter over [from, to) instead. */
+        Filter window(Instant from, Instant to) {
+            return new Filter(queue, reason, failureClass, errorType, campaignId, tenant, provider, consumerVersion,
+                    status, messageId, from, to, fingerprint, recipient, contains);
         }
     }
 
@@ -244,35 +255,101 @@ public class DeadLetterQueries {
      * letters the filter selects (the fingerprint is written with each dead letter, {@link ErrorFingerprint}).
      */
     public List<Group> groups(Filter f) {
-        return f.countedOnly() ? countedGroups(f) : scannedGroups(f);
+        if (f.countedOnly()) {
+            GroupMerge merge = new GroupMerge();
+            countedGroups(f, null, null, merge);
+            return merge.groups();
+        }
+        return f.windowCountedOnly() ? windowedGroups(f) : scannedGroups(f);
     }
 
-    private List<Group> countedGroups(Filter f) {
+    /**
+     * The groups of a time window, narrowed by queue, reason and status only: the window's whole hours from the
+     * hourly group counts ({@link DeadLetterCounts}, V18), its ragged first and last hour (when {@code from} or
+     * {@code to} is not on the hour) by grouping those rows; a window inside two hours is grouped whole.
+     */
+    private List<Group> windowedGroups(Filter f) {
+        WholeHours hours = WholeHours.of(f.from(), f.to());
+        if (hours == null) {
+            return scannedGroups(f);
+        }
+        GroupMerge merge = new GroupMerge();
+        countedGroups(f, hours.first(), hours.end(), merge);
+        if (f.from() != null && f.from().isBefore(hours.start())) {
+            scannedGroups(f.window(f.from(), hours.start()), merge);
+        }
+        if (f.to() != null && f.to().isAfter(hours.stop())) {
+            scannedGroups(f.window(hours.stop(), f.to()), merge);
+        }
+        return merge.groups();
+    }
+
+    /**
+     * The whole hours of a window [from, to): hour numbers (epoch seconds / 3600) [{@code first}, {@code end}),
+     * null on a side the window leaves open.
+     */
+    record WholeHours(Long first, Long end) {
+
+        /** The whole hours of [from, to) (null: open on that side); null when the window holds no whole hour. */
+        static WholeHours of(Instant from, Instant to) {
+            // the first hour that starts at or after from; the hour that holds to, whose start ends the whole hours
+            Long first = from == null ? null : from.getNano() == 0
+                    ? -Math.floorDiv(-from.getEpochSecond(), DeadLetterCounts.HOUR)
+                    : Math.floorDiv(from.getEpochSecond(), DeadLetterCounts.HOUR) + 1;
+            Long end = to == null ? null : Math.floorDiv(to.getEpochSecond(), DeadLetterCounts.HOUR);
+            return first != null && end != null && first >= end ? null : new WholeHours(first, end);
+        }
+
+        /** Where the whole hours start (null: open). */
+        Instant start() {
+            return first == null ? null : Instant.ofEpochSecond(first * DeadLetterCounts.HOUR);
+        }
+
+        /** Where they stop (null: open). */
+        Instant stop() {
+            return end == null ? null : Instant.ofEpochSecond(end * DeadLetterCounts.HOUR);
+        }
+    }
+
+    /**
+     * From the group counts kept on write: every dead letter's ({@code dead_letter_group_count}) when both
+     * hours are null, else those of the hours [{@code firstHour}, {@code endHour}) ({@code dead_letter_group_hour},
+     * a range of its key; null: unbounded on that side).
+     */
+    private void countedGroups(Filter f, Long firstHour, Long endHour, GroupMerge merge) {
+        boolean hourly = firstHour != null || endHour != null;
         StringBuilder sql = new StringBuilder("""
                 select source_queue, reason, failure_class, error_type, error_fingerprint, consumer_version,
-                dead_letters, first_failed_at, last_failed_at from dead_letter_group_count where dead_letters > 0""");
-        List<String> params = new java.util.ArrayList<>();
-        for (String[] c : new String[][] {{"status", f.status()}, {"source_queue", f.queue()}, {"reason", f.reason()}}) {
+                dead_letters, first_failed_at, last_failed_at from\s""")
+                .append(hourly ? "dead_letter_group_hour" : "dead_letter_group_count").append(" where dead_letters > 0");
+        List<Object> params = new java.util.ArrayList<>();
+        for (Object[] c : new Object[][] {{"bucket >=", firstHour}, {"bucket <", endHour}, {"status =", f.status()},
+            {"source_queue =", f.queue()}, {"reason =", f.reason()}}) {
             if (c[1] != null) {
                 params.add(c[1]);
-                sql.append(" and ").append(c[0]).append(" = ?").append(params.size());
+                sql.append(" and ").append(c[0]).append(" ?").append(params.size());
             }
         }
         var q = em.createNativeQuery(sql.toString());
         for (int i = 0; i < params.size(); i++) {
             q.setParameter(i + 1, params.get(i));
         }
-        GroupMerge merge = new GroupMerge();
         for (Object row : q.getResultList()) {
             Object[] r = (Object[]) row;
             merge.add((String) r[0], (String) r[1], blankToNull(r[2]), blankToNull(r[3]), blankToNull(r[4]),
                     blankToNull(r[5]), ((Number) r[6]).longValue(), DeadLetterCounts.instant(r[7]),
                     DeadLetterCounts.instant(r[8]));
         }
+    }
+
+    /** By one GROUP BY over the dead letters the filter selects. */
+    List<Group> scannedGroups(Filter f) {
+        GroupMerge merge = new GroupMerge();
+        scannedGroups(f, merge);
         return merge.groups();
     }
 
-    private List<Group> scannedGroups(Filter f) {
+    private void scannedGroups(Filter f, GroupMerge merge) {
         StringBuilder jpql = new StringBuilder("""
                 select d.sourceQueue, d.reason, d.failureClass, d.errorType, d.errorFingerprint, d.consumerVersion,
                 count(d), min(d.failedAt), max(d.failedAt) from DeadLetter d where 1 = 1""");
@@ -282,11 +359,9 @@ public class DeadLetterQueries {
                 .append(" d.consumerVersion");
         var q = em.createQuery(jpql.toString(), Object[].class);
         params.forEach(q::setParameter);
-        GroupMerge merge = new GroupMerge();
         q.getResultStream().forEach(r -> merge.add((String) r[0], (String) r[1], blankToNull(r[2]),
                 blankToNull(r[3]), blankToNull(r[4]), blankToNull(r[5]), ((Number) r[6]).longValue(),
                 (Instant) r[7], (Instant) r[8]));
-        return merge.groups();
     }
 
     /** Counts per (group, consumer version[, status]) summed into groups, with the versions seen. */
@@ -368,8 +443,7 @@ public class DeadLetterQueries {
         if (seconds < 1 || bucket.getNano() != 0) {
             throw new IllegalArgumentException("bucket must be whole seconds: " + bucket);
         }
-        long counted = seconds % DeadLetterCounts.HOUR == 0 ? DeadLetterCounts.HOUR
-                : seconds % DeadLetterCounts.MINUTE == 0 ? DeadLetterCounts.MINUTE : 0;
+        long counted = countedTier(seconds);
         if (counted > 0) {
             return countedArrivals(queue, bucket, counted, from, now);
         }
@@ -377,8 +451,21 @@ public class DeadLetterQueries {
     }
 
     /**
-     * From the arrival counts kept on write ({@link DeadLetterCounts}): the hour counts when the bucket is
-     * whole hours, else the minute counts; summed into the requested buckets (which start at multiples of
+     * The coarsest arrival tier kept on write ({@link DeadLetterCounts}: an hour, 15 minutes, a minute) that a
+     * bucket of {@code seconds} holds whole numbers of; 0: none (a bucket that is not whole minutes).
+     */
+    static long countedTier(long seconds) {
+        for (int i = DeadLetterCounts.ARRIVAL_TIERS.length - 1; i >= 0; i--) {
+            if (seconds % DeadLetterCounts.ARRIVAL_TIERS[i] == 0) {
+                return DeadLetterCounts.ARRIVAL_TIERS[i];
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * From the arrival counts kept on write ({@link DeadLetterCounts}): those of the tier
+     * {@link #countedTier} chooses, summed into the requested buckets (which start at multiples of
      * their size since the epoch, so each holds whole counted ones).
      */
     private List<Arrivals> countedArrivals(String queue, java.time.Duration bucket, long counted, Instant from,

@@ -1,24 +1,16 @@
 package dev.mailroom.deadletter;
 
 import dev.mailroom.platform.MailroomConfig;
-import dev.mailroom.platform.SchemaMigration;
-import dev.mailroom.platform.lease.Leases;
-import jakarta.annotation.PostConstruct;
-import jakarta.annotation.Resource;
+import dev.mailroom.platform.lease.LeasedWork;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
-import jakarta.ejb.EJB;
+import jakarta.ejb.Local;
+import jakarta.ejb.LocalBean;
 import jakarta.ejb.Singleton;
-import jakarta.ejb.Startup;
-import jakarta.ejb.Timeout;
-import jakarta.ejb.Timer;
-import jakarta.ejb.TimerConfig;
-import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.jms.JMSException;
-import java.time.Duration;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -34,12 +26,13 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * <p>It runs every {@code mailroom.deadletter.sweep-interval} (default 30 s): a broker-routed dead
  * letter has its row at most one interval after it arrived. It works in pages of {@value #PAGE}
  * messages, each its own transaction, never browsing the whole DLQ in one. With several nodes it runs
- * on the one holding the {@value #LEASE} lease.
+ * on the one holding the {@value #LEASE} lease ({@link dev.mailroom.platform.lease.LeasedTimers}).
  */
 @Singleton
-@Startup
+@LocalBean
+@Local(LeasedWork.class)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
-public class DlqSweeper {
+public class DlqSweeper implements LeasedWork {
 
     /** The lease of the sweep: one node sweeps at a time (the broker is shared once it is remote). */
     public static final String LEASE = "dlq-sweeper";
@@ -49,8 +42,6 @@ public class DlqSweeper {
     static final int MAX_PER_SWEEP = 500;
     private static final Logger LOG = Logger.getLogger(DlqSweeper.class.getName());
 
-    @Resource
-    TimerService timers;
     @Inject
     @ConfigProperty(name = "mailroom.deadletter.sweep-interval", defaultValue = "PT30S")
     String interval;
@@ -60,25 +51,16 @@ public class DlqSweeper {
     DlqSweepStep step;
     @Inject
     DeadLetterMetrics metrics;
-    @EJB
-    SchemaMigration schema;
-    @Inject
-    Leases leases;
 
-    @PostConstruct
-    void schedule() {
-        long ms = Duration.parse(interval).toMillis();
-        timers.createIntervalTimer(ms, ms, new TimerConfig("dlq-sweeper", false));
+    @Override
+    public Schedule schedule() {
+        return Schedule.of(LEASE, interval);
     }
 
     /** One sweep of every send queue's DLQ, page by page; a page that fails is logged by the container. */
-    @Timeout
+    @Override
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
-    void onTimer(Timer timer) throws JMSException {
-        schema.awaitMigrated();
-        if (!leases.takeTurn(LEASE)) {
-            return; // another node sweeps
-        }
+    public void work() throws JMSException {
         for (String queue : config.queues()) {
             int n = sweep(queue);
             if (n > 0) {

@@ -1,13 +1,9 @@
 package dev.mailroom.reconcile;
 
-import jakarta.annotation.PostConstruct;
-import jakarta.annotation.Resource;
-import jakarta.ejb.EJB;
+import dev.mailroom.platform.lease.LeasedWork;
+import jakarta.ejb.Local;
+import jakarta.ejb.LocalBean;
 import jakarta.ejb.Singleton;
-import jakarta.ejb.Startup;
-import jakarta.ejb.Timeout;
-import jakarta.ejb.TimerConfig;
-import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
@@ -21,18 +17,18 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * {@code received} calls in batches of {@value #MAX_PER_BATCH}, each batch its own transaction
  * ({@link ReconcileBatch}), until the inbox is drained or the run has taken one interval (a burst of
  * webhooks is worked off in one run instead of 500 calls every 2 s); then the {@link DeliveryWatch} looks
- * for silent jobs and bounce/complaint rates when its interval is due.
+ * for silent jobs and bounce/complaint rates when its interval is due. Its timer and lease are
+ * {@link dev.mailroom.platform.lease.LeasedTimers}'.
  */
 @Singleton
-@Startup
-public class Reconciler {
+@LocalBean
+@Local(LeasedWork.class)
+public class Reconciler implements LeasedWork {
 
     static final int MAX_PER_BATCH = 200;
     /** With several nodes, one reconciles at a time: the one holding this lease. */
     public static final String LEASE = "reconciler";
 
-    @Resource
-    TimerService timers;
     @Inject
     @ConfigProperty(name = "mailroom.reconcile.interval", defaultValue = "PT2S")
     String interval;
@@ -42,25 +38,17 @@ public class Reconciler {
     DeliveryWatch watch;
     @Inject
     Clock clock;
-    @EJB
-    dev.mailroom.platform.SchemaMigration schema;
-    @Inject
-    dev.mailroom.platform.lease.Leases leases;
 
-    @PostConstruct
-    void schedule() {
-        long ms = Duration.parse(interval).toMillis();
-        timers.createIntervalTimer(ms, ms, new TimerConfig("reconciler", false));
+    @Override
+    public Schedule schedule() {
+        return Schedule.of(LEASE, interval);
     }
 
     /** Not one transaction: each batch commits on its own, so a long run holds no locks for long. */
-    @Timeout
+    @Override
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
-    public void onTimer() {
-        schema.awaitMigrated();
-        if (leases.takeTurn(LEASE)) {
-            run();
-        }
+    public void work() {
+        run();
     }
 
     /** One run: batches of received events, in order, until the inbox is drained or the interval is used up. */

@@ -1,23 +1,15 @@
 package dev.mailroom.redrive;
 
-import dev.mailroom.platform.SchemaMigration;
+import dev.mailroom.platform.lease.LeasedWork;
 import dev.mailroom.platform.lease.Leases;
-import jakarta.annotation.PostConstruct;
-import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
-import jakarta.ejb.DependsOn;
-import jakarta.ejb.EJB;
+import jakarta.ejb.Local;
+import jakarta.ejb.LocalBean;
 import jakarta.ejb.Singleton;
-import jakarta.ejb.Startup;
-import jakarta.ejb.Timeout;
-import jakarta.ejb.Timer;
-import jakarta.ejb.TimerConfig;
-import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import java.time.Duration;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -29,21 +21,20 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * interrupted and resumes it here: published entries are never published again ({@link RedriveSteps}), the
  * rest go out at the run's rate. An operator had approved the run; a dead node must not leave it half done.
  * (A node that restarts marks its own runs interrupted instead, {@link RedriveRecovery}, before its liveness
- * lease could lapse.)
+ * lease could lapse.) It looks every {@code mailroom.lease.heartbeat}, on the timer
+ * {@link dev.mailroom.platform.lease.LeasedTimers} gives it.
  */
 @Singleton
-@Startup
-@DependsOn("SchemaMigration")
+@LocalBean
+@Local(LeasedWork.class)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
-public class RedriveTakeover {
+public class RedriveTakeover implements LeasedWork {
 
     public static final String LEASE = "redrive-takeover";
     static final String ACTOR = "redrive-takeover";
     private static final Logger LOG = Logger.getLogger(RedriveTakeover.class.getName());
 
-    @Resource
-    TimerService timers;
     @Inject
     @ConfigProperty(name = "mailroom.lease.heartbeat", defaultValue = "PT10S")
     String interval;
@@ -53,21 +44,14 @@ public class RedriveTakeover {
     RedriveSteps steps;
     @Inject
     Redrives redrives;
-    @EJB
-    SchemaMigration schema;
 
-    @PostConstruct
-    void schedule() {
-        long ms = Duration.parse(interval).toMillis();
-        timers.createIntervalTimer(ms, ms, new TimerConfig("redrive-takeover", false));
+    @Override
+    public Schedule schedule() {
+        return Schedule.of(LEASE, interval);
     }
 
-    @Timeout
-    void onTimer(Timer timer) {
-        schema.awaitMigrated();
-        if (!leases.takeTurn(LEASE)) {
-            return;
-        }
+    @Override
+    public void work() {
         for (String node : steps.nodesRunningOtherThan(leases.node())) {
             if (leases.alive(node)) {
                 continue;

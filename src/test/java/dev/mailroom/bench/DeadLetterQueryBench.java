@@ -93,15 +93,31 @@ public final class DeadLetterQueryBench {
                     scalar(c, "select pg_size_pretty(pg_indexes_size('dead_letter'))")));
             checkFingerprints(c);
             long m0 = System.nanoTime();
+            // up to the last migration before V18 (whichever that is on this branch), then V18 alone
+            Flyway before18 = Flyway.configure().dataSource(pg.jdbcUrl(), pg.user(), pg.password())
+                    .locations("classpath:db/migration").load();
+            org.flywaydb.core.api.MigrationVersion v18 = org.flywaydb.core.api.MigrationVersion.fromVersion("18");
+            Flyway.configure().dataSource(pg.jdbcUrl(), pg.user(), pg.password()).locations("classpath:db/migration")
+                    .target(Arrays.stream(before18.info().all()).map(m -> m.getVersion()).filter(v -> v.compareTo(v18) < 0)
+                            .max(java.util.Comparator.naturalOrder()).orElseThrow()).load().migrate();
+            long m1 = System.nanoTime();
+            // V18 back-fills the hourly group counts and the 15-minute arrivals, then clusters both tables
             Flyway.configure().dataSource(pg.jdbcUrl(), pg.user(), pg.password()).locations("classpath:db/migration")
                     .load().migrate();
+            long m2 = System.nanoTime();
             try (Statement s = c.createStatement()) {
                 s.execute("vacuum analyze");
             }
-            log(String.format(Locale.ROOT, "migrations after V7 (V8 back-fills the counts) and vacuum analyze: %.1f s;"
-                            + " %s group-count rows, %s arrival rows (load average %s)", (System.nanoTime() - m0) / 1e9,
+            log(String.format(Locale.ROOT, "migrations V8 up to V18 (V8 back-fills the counts): %.1f s; V18 (hourly groups,"
+                            + " 15-minute arrivals): %.1f s; vacuum analyze %.1f s; %s group-count rows, %s hourly group"
+                            + " rows, %s arrival rows (%s minute, %s quarter-hour, %s hour) (load average %s)",
+                    (m1 - m0) / 1e9, (m2 - m1) / 1e9, (System.nanoTime() - m2) / 1e9,
                     scalar(c, "select count(*) from dead_letter_group_count"),
-                    scalar(c, "select count(*) from dead_letter_arrival"), loadAverage()));
+                    scalar(c, "select count(*) from dead_letter_group_hour"),
+                    scalar(c, "select count(*) from dead_letter_arrival"),
+                    scalar(c, "select count(*) from dead_letter_arrival where bucket_seconds = 60"),
+                    scalar(c, "select count(*) from dead_letter_arrival where bucket_seconds = 900"),
+                    scalar(c, "select count(*) from dead_letter_arrival where bucket_seconds = 3600"), loadAverage()));
             checkCounts(c);
             deepCursor = scalar(c, "select floor(extract(epoch from failed_at))::bigint || '.' || "
                     + "(extract(microseconds from failed_at)::bigint % 1000000) * 1000 || '_' || id from dead_letter "
@@ -221,18 +237,31 @@ public final class DeadLetterQueryBench {
                   except
                   select status, source_queue, reason, failure_class, error_type, error_fingerprint, consumer_version,
                     dead_letters, first_failed_at, last_failed_at from dead_letter_group_count where dead_letters > 0) x""");
-        String arrivals = scalar(c, """
+        StringBuilder arrivals = new StringBuilder();
+        for (int tier : new int[] {900, 3600}) {
+            arrivals.append(scalar(c, """
                 select count(*) from (
-                  select 3600, floor(extract(epoch from failed_at) / 3600)::bigint, source_queue, reason, count(*)
+                  select %1$d, floor(extract(epoch from failed_at) / %1$d)::bigint, source_queue, reason, count(*)
                   from dead_letter group by 1, 2, 3, 4
                   except
                   select bucket_seconds, bucket, source_queue, reason, arrived from dead_letter_arrival
-                  where bucket_seconds = 3600) x""");
-        if (!"0".equals(groups) || !"0".equals(arrivals)) {
-            throw new IllegalStateException("V8's counts differ from the rows: " + groups + " group rows, " + arrivals
-                    + " hour rows");
+                  where bucket_seconds = %1$d) x""".formatted(tier)));
         }
-        log("V8's group and hour counts equal a GROUP BY over the rows");
+        String hourGroups = scalar(c, """
+                select count(*) from (
+                  select floor(extract(epoch from failed_at) / 3600)::bigint, status, source_queue, reason, failure_class,
+                    coalesce(error_type, '') et, coalesce(error_fingerprint, '') fp, coalesce(consumer_version, '') cv,
+                    count(*) n, min(failed_at) f, max(failed_at) l
+                  from dead_letter group by 1, 2, 3, 4, 5, 6, 7, 8
+                  except
+                  select bucket, status, source_queue, reason, failure_class, error_type, error_fingerprint,
+                    consumer_version, dead_letters, first_failed_at, last_failed_at from dead_letter_group_hour
+                  where dead_letters > 0) x""");
+        if (!"0".equals(groups) || !"00".equals(arrivals.toString()) || !"0".equals(hourGroups)) {
+            throw new IllegalStateException("the back-filled counts differ from the rows: " + groups + " group rows, "
+                    + arrivals + " quarter-hour/hour rows, " + hourGroups + " hourly group rows");
+        }
+        log("V8's group and hour counts and V18's hourly groups and quarter-hours equal a GROUP BY over the rows");
     }
 
     /**
@@ -255,7 +284,24 @@ public final class DeadLetterQueryBench {
                 + "dead_letters, first_failed_at, last_failed_at from dead_letter_group_count where dead_letters > 0";
         sql.put("groups status=open (counts)", groups + " and status = 'open'");
         sql.put("groups all (counts)", groups);
+        sql.put("groups all, 24 whole hours (hourly counts)", "select source_queue, reason, failure_class, error_type,"
+                + " error_fingerprint, consumer_version, dead_letters, first_failed_at, last_failed_at from"
+                + " dead_letter_group_hour where dead_letters > 0 and bucket >= " + (hour - 23) + "");
+        sql.put("groups all, 7 d of whole hours (hourly counts)", "select source_queue, reason, failure_class,"
+                + " error_type, error_fingerprint, consumer_version, dead_letters, first_failed_at, last_failed_at from"
+                + " dead_letter_group_hour where dead_letters > 0 and bucket >= " + (hour - 14 * 24) + " and bucket < "
+                + (hour - 7 * 24));
+        sql.put("groups all, last 24 h grouping the rows (before V18)", "select source_queue, reason, failure_class,"
+                + " error_type, error_fingerprint, consumer_version, count(*), min(failed_at), max(failed_at) from"
+                + " dead_letter where failed_at >= to_timestamp(" + (now.getEpochSecond() - 86400) + ") group by 1, 2,"
+                + " 3, 4, 5, 6");
+        sql.put("groups all, the ragged first hour (rows)", "select source_queue, reason, failure_class, error_type,"
+                + " error_fingerprint, consumer_version, count(*), min(failed_at), max(failed_at) from dead_letter"
+                + " where failed_at >= to_timestamp(" + (now.getEpochSecond() - 86400) + ") and failed_at < to_timestamp("
+                + (hour - 23) * 3600 + ") group by 1, 2, 3, 4, 5, 6");
         sql.put("arrivals 24 h per minute (counts)", arrivalsSql(60, minute - 1440, minute + 1));
+        sql.put("arrivals 24 h per 15 minutes (counts)", arrivalsSql(900, (now.getEpochSecond() - 86400) / 900,
+                now.getEpochSecond() / 900 + 1));
         sql.put("arrivals 7 d per hour (counts)", arrivalsSql(3600, hour - 168, hour + 1));
         sql.put("arrivals 30 d per hour (counts)", arrivalsSql(3600, hour - 720, hour + 1));
         sqlTable.add("| SQL (inside PostgreSQL) | median | max | plan |");
@@ -294,8 +340,8 @@ public final class DeadLetterQueryBench {
     private static final List<String> sqlTable = new ArrayList<>();
 
     private static String arrivalsSql(int seconds, long from, long to) {
-        return "select bucket, sum(arrived) from dead_letter_arrival where bucket_seconds = " + seconds
-                + " and bucket >= " + from + " and bucket < " + to + " group by bucket";
+        return "select bucket, reason, sum(arrived) from dead_letter_arrival where bucket_seconds = " + seconds
+                + " and bucket >= " + from + " and bucket < " + to + " group by bucket, reason";
     }
 
     private static String loadAverage() {
@@ -338,8 +384,10 @@ public final class DeadLetterQueryBench {
         queries.put("groups (status=open, the default)", base + "/groups");
         queries.put("groups queue=mail.send&reason=retries_exhausted", base + "/groups?queue=mail.send&reason=retries_exhausted");
         queries.put("groups status=all (every row)", base + "/groups?status=all");
-        queries.put("groups status=open, last 24 h (a window: scans it)", base + "/groups?from=" + enc(dayAgo));
-        queries.put("groups status=all, last 24 h (a window: scans it)", base + "/groups?status=all&from=" + enc(dayAgo));
+        queries.put("groups status=open, last 24 h (hourly counts)", base + "/groups?from=" + enc(dayAgo));
+        queries.put("groups status=all, last 24 h (hourly counts)", base + "/groups?status=all&from=" + enc(dayAgo));
+        queries.put("groups status=all, 7 d a week ago (hourly counts)", base + "/groups?status=all&from="
+                + enc(now.minus(Duration.ofDays(14)).plusSeconds(1234)) + "&to=" + enc(now.minus(Duration.ofDays(7))));
         queries.put("arrivals PT1M, 1 h", base + "/arrivals?bucket=PT1M&hours=1");
         queries.put("arrivals PT1M, 24 h (the API's default)", base + "/arrivals");
         queries.put("arrivals PT15M, 24 h (the console's default)", base + "/arrivals?bucket=PT15M&hours=24");

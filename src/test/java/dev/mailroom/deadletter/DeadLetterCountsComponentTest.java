@@ -168,11 +168,16 @@ class DeadLetterCountsComponentTest {
 
     /** Group rows as "status|queue|reason|class|type|fingerprint|version" → "count|first|last". */
     private static Map<String, String> groupsRecomputed() {
+        return groupsRecomputed(r -> join(r, 7));
+    }
+
+    /** Rows grouped by {@code key} of (status, queue, reason, class, type, fingerprint, version, failed_at). */
+    private static Map<String, String> groupsRecomputed(Function<Object[], String> key) {
         return db.inTransaction(em -> em.createQuery("""
                         select d.status, d.sourceQueue, d.reason, d.failureClass, d.errorType, d.errorFingerprint,
                         d.consumerVersion, d.failedAt from DeadLetter d""", Object[].class)
                 .getResultStream()
-                .collect(Collectors.groupingBy(r -> join(r, 7), TreeMap::new, Collectors.toList())))
+                .collect(Collectors.groupingBy(key, TreeMap::new, Collectors.toList())))
                 .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> {
                     List<Instant> at = e.getValue().stream().map(r -> (Instant) r[7]).sorted().toList();
                     return at.size() + "|" + at.get(0) + "|" + at.get(at.size() - 1);
@@ -191,12 +196,30 @@ class DeadLetterCountsComponentTest {
         return all;
     }
 
+    /** Hourly group rows as "hour|status|queue|reason|class|type|fingerprint|version" → "count|first|last". */
+    private static Map<String, String> hourGroupsRecomputed() {
+        return groupsRecomputed(r -> Math.floorDiv(((Instant) r[7]).getEpochSecond(), 3600) + "|" + join(r, 7));
+    }
+
+    private static Map<String, String> hourGroupsMaintained() {
+        Map<String, String> all = db.inTransaction(em -> ((List<?>) em.createNativeQuery("""
+                        select bucket, status, source_queue, reason, failure_class, error_type, error_fingerprint,
+                        consumer_version, dead_letters, first_failed_at, last_failed_at from dead_letter_group_hour""")
+                .getResultList()).stream().map(o -> (Object[]) o)
+                .collect(Collectors.toMap(r -> join(r, 8), r -> ((Number) r[8]).longValue() + "|"
+                        + DeadLetterCounts.instant(r[9]) + "|" + DeadLetterCounts.instant(r[10]), (a, b) -> a,
+                        TreeMap::new)));
+        all.values().forEach(v -> assertThat(Long.parseLong(v.split("\\|")[0])).as("no negative count").isNotNegative());
+        all.values().removeIf(v -> v.startsWith("0|"));
+        return all;
+    }
+
     /** Arrival rows as "seconds|bucket|queue|reason" → count, from each row's failed_at in Java. */
     private static Map<String, Long> arrivalsRecomputed() {
         Map<String, Long> counts = new TreeMap<>();
         db.inTransaction(em -> em.createQuery("select d.sourceQueue, d.reason, d.failedAt from DeadLetter d",
                 Object[].class).getResultList()).forEach(r -> {
-                    for (long s : new long[] {DeadLetterCounts.MINUTE, DeadLetterCounts.HOUR}) {
+                    for (long s : new long[] {60, 900, 3600}) {
                         counts.merge(s + "|" + Math.floorDiv(((Instant) r[2]).getEpochSecond(), s) + "|" + r[0] + "|"
                                 + r[1], 1L, Long::sum);
                     }
@@ -225,6 +248,7 @@ class DeadLetterCountsComponentTest {
     private static void assertExact(String after) {
         assertThat(groupsMaintained()).as("group counts after " + after).isEqualTo(groupsRecomputed());
         assertThat(arrivalsMaintained()).as("arrival counts after " + after).isEqualTo(arrivalsRecomputed());
+        assertThat(hourGroupsMaintained()).as("hourly group counts after " + after).isEqualTo(hourGroupsRecomputed());
     }
 
     @Test
@@ -303,9 +327,16 @@ class DeadLetterCountsComponentTest {
             for (String status : new String[] {"open", "discarded", null}) {
                 DeadLetterQueries.Filter counted = new DeadLetterQueries.Filter(null, null, null, null, null, null, null,
                         null, status, null, null, null);
-                DeadLetterQueries.Filter scanned = new DeadLetterQueries.Filter(null, null, null, null, null, null, null,
-                        null, status, null, Instant.EPOCH, null);
-                assertThat(q.groups(counted)).as("groups of " + status).isNotEmpty().isEqualTo(q.groups(scanned));
+                assertThat(q.groups(counted)).as("groups of " + status).isNotEmpty().isEqualTo(q.scannedGroups(counted));
+                // a time window: its whole hours from the hourly counts, its ragged ends scanned
+                for (Instant[] w : new Instant[][] {{at.minus(Duration.ofHours(24)), null},
+                    {at.minus(Duration.ofDays(9)).plusSeconds(1234), at.minus(Duration.ofDays(2)).minusSeconds(777)},
+                    {null, at.minus(Duration.ofDays(5)).plusSeconds(99)}, {Instant.EPOCH, null}}) {
+                    DeadLetterQueries.Filter window = new DeadLetterQueries.Filter(null, null, null, null, null, null,
+                            null, null, status, null, w[0], w[1]);
+                    assertThat(q.groups(window)).as("groups of " + status + " in " + java.util.Arrays.toString(w))
+                            .isEqualTo(q.scannedGroups(window));
+                }
                 DeadLetterQueries.Group top = q.groups(counted).get(0);
                 // the fingerprint filter finds exactly the group's members
                 DeadLetterQueries.Filter members = new DeadLetterQueries.Filter(top.queue(), top.reason(),
@@ -315,7 +346,8 @@ class DeadLetterCountsComponentTest {
                     assertThat(q.find(members, 0, 1000).items()).hasSize((int) top.count());
                 }
             }
-            for (String[] w : new String[][] {{"PT1H", "720"}, {"P1D", "720"}, {"PT15M", "480"}, {"PT1M", "24"}}) {
+            for (String[] w : new String[][] {{"PT1H", "720"}, {"P1D", "720"}, {"PT15M", "480"}, {"PT30M", "480"},
+                {"PT1M", "24"}}) {
                 Duration bucket = Duration.parse(w[0]);
                 int hours = Integer.parseInt(w[1]);
                 for (String queue : new String[] {null, "mail.send.bulk"}) {

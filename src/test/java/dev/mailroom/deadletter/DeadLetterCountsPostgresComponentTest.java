@@ -1,9 +1,6 @@
 package dev.mailroom.deadletter;
 
-import dev.mailroom.it.support.ItEnvironment;
-import dev.mailroom.it.support.PostgresServer;
 import dev.mailroom.testsupport.ComponentDatabase;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
@@ -13,18 +10,9 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class DeadLetterCountsPostgresComponentTest extends DeadLetterCountsComponentTest {
 
-    private static PostgresServer postgres;
-
     @BeforeAll
     static void database() {
-        postgres = PostgresServer.start(ItEnvironment.workDir().resolve("dead-letter-counts-component"));
-        db = ComponentDatabase.postgres(postgres.jdbcUrl(), postgres.user(), postgres.password(), ENTITIES);
-        blockedSessions = "select count(*) from pg_stat_activity where wait_event_type = 'Lock'";
-    }
-
-    @AfterAll
-    static void close() {
-        db.close();
-        postgres.close();
+        db = ComponentDatabase.onPostgres("dead-letter-counts-component", ENTITIES);
+        blockedSessions = ComponentDatabase.POSTGRES_LOCK_WAITS;
     }
 }

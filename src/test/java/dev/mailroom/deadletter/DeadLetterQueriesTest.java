@@ -233,6 +233,102 @@ class DeadLetterQueriesTest {
         }
     }
 
+    /**
+     * The groups of a time window (V18's hourly group counts for its whole hours, its ragged ends grouped from
+     * the rows) are those of grouping the window's rows in Java, whatever the window: on the hour or not, open on
+     * either side, inside one hour or across two, narrowed by status and queue or not.
+     */
+    @Test
+    void groupsOfATimeWindowAreThoseOfTheWindowsRowsWhateverTheWindow() {
+        Instant hour = NOW.truncatedTo(java.time.temporal.ChronoUnit.HOURS);
+        Instant[][] windows = {
+            {NOW.minus(Duration.ofHours(24)), null},                             // the console's "last 24 h"
+            {hour.minus(Duration.ofHours(10)), hour.minus(Duration.ofHours(3))}, // whole hours only
+            {hour.minus(Duration.ofMinutes(610)), hour.minus(Duration.ofMinutes(170))}, // ragged both ends
+            {hour.minus(Duration.ofMinutes(170)).plusNanos(1), hour.minusSeconds(1)},   // sub-second from
+            {null, hour.minus(Duration.ofMinutes(1000))},                        // open start, ragged end
+            {hour.minus(Duration.ofMinutes(50)), hour.minus(Duration.ofMinutes(10))},   // inside one hour
+            {hour.minus(Duration.ofMinutes(70)), hour.plus(Duration.ofMinutes(5))},     // across two, no whole one
+            {hour.minus(Duration.ofHours(1)), hour},                             // exactly one hour
+            {Instant.EPOCH, null},                                               // everything
+        };
+        for (Instant[] w : windows) {
+            for (String status : new String[] {"open", null}) {
+                for (String queue : new String[] {null, "mail.send"}) {
+                    DeadLetterQueries.Filter f = new DeadLetterQueries.Filter(queue, null, null, null, null, null,
+                            null, null, status, null, w[0], w[1]);
+                    STATEMENTS.clear();
+                    Map<List<String>, String> answered = queries.groups(f).stream().collect(Collectors.toMap(
+                            g -> java.util.Arrays.asList(g.queue(), g.reason(), g.failureClass(), g.errorType(),
+                                    g.fingerprint()),
+                            g -> g.count() + "|" + g.oldest() + "|" + g.newest() + "|" + g.consumerVersions()));
+                    Map<List<String>, String> expected = ROWS.stream()
+                            .filter(r -> (status == null || status.equals(r.status()))
+                                    && (queue == null || queue.equals(r.queue()))
+                                    && (w[0] == null || !r.failedAt().isBefore(w[0]))
+                                    && (w[1] == null || r.failedAt().isBefore(w[1])))
+                            .collect(Collectors.groupingBy(r -> java.util.Arrays.asList(r.queue(), r.reason(),
+                                    r.failureClass(), r.errorType(), ErrorFingerprint.of(r.error()))))
+                            .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().size()
+                                    + "|" + e.getValue().stream().map(Row::failedAt).min(Comparator.naturalOrder())
+                                    .orElseThrow() + "|" + e.getValue().stream().map(Row::failedAt)
+                                    .max(Comparator.naturalOrder()).orElseThrow() + "|" + e.getValue().stream()
+                                    .map(Row::version).distinct().sorted().toList()));
+                    String what = java.util.Arrays.toString(w) + " " + status + " " + queue;
+                    assertThat(answered).as(what).isEqualTo(expected);
+                    DeadLetterQueries.WholeHours whole = DeadLetterQueries.WholeHours.of(w[0], w[1]);
+                    assertThat(STATEMENTS).as(what).anyMatch(sql -> sql.contains(whole == null ? " dead_letter "
+                            : "dead_letter_group_hour"));
+                    assertThat(STATEMENTS).as(what + ": at most the two ragged ends scanned").hasSizeLessThanOrEqualTo(3);
+                }
+            }
+        }
+        assertThat(queries.groups(new DeadLetterQueries.Filter(null, null, null, null, null, null, null, null, null,
+                null, NOW.minus(Duration.ofHours(24)), null))).as("the rows of the last day form groups").isNotEmpty();
+    }
+
+    /** The whole hours of a window, in hour numbers (epoch seconds / 3600); null when it holds none. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "[{0}, {1}) -> {2}")
+    @org.junit.jupiter.params.provider.CsvSource(nullValues = "-", value = {
+        // from,                           to,                               whole hours [first, end)
+        "1970-01-01T01:00:00Z,             1970-01-01T03:00:00Z,             1:3",
+        "1970-01-01T00:59:59Z,             1970-01-01T03:00:01Z,             1:3",
+        "1970-01-01T01:00:00.000000001Z,   1970-01-01T03:00:00Z,             2:3",
+        "1970-01-01T01:00:01Z,             1970-01-01T02:59:59Z,             -",
+        "1970-01-01T01:10:00Z,             1970-01-01T01:50:00Z,             -",
+        "1970-01-01T01:00:00Z,             1970-01-01T01:00:00Z,             -",
+        "-,                                1970-01-01T02:30:00Z,             :2",
+        "1970-01-01T01:30:00Z,             -,                                2:",
+        "-,                                -,                                :",
+        "1969-12-31T22:30:00Z,             1970-01-01T00:00:00Z,             -1:0",
+    })
+    void theWholeHoursOfAWindow(Instant from, Instant to, String hours) {
+        DeadLetterQueries.WholeHours whole = DeadLetterQueries.WholeHours.of(from, to);
+        if (hours == null) {
+            assertThat(whole).isNull();
+            return;
+        }
+        String[] h = hours.split(":", -1);
+        assertThat(whole).isEqualTo(new DeadLetterQueries.WholeHours(h[0].isEmpty() ? null : Long.valueOf(h[0]),
+                h[1].isEmpty() ? null : Long.valueOf(h[1])));
+        if (whole.start() != null) {
+            assertThat(whole.start()).isAfterOrEqualTo(from).isBefore(from.plus(Duration.ofHours(1)));
+        }
+        if (whole.stop() != null) {
+            assertThat(whole.stop()).isBeforeOrEqualTo(to).isAfter(to.minus(Duration.ofHours(1)));
+        }
+    }
+
+    /** Which arrival counts a bucket is summed from: the coarsest tier it holds whole numbers of. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} -> {1} s")
+    @org.junit.jupiter.params.provider.CsvSource({
+        "PT1M, 60", "PT5M, 60", "PT10M, 60", "PT15M, 900", "PT30M, 900", "PT45M, 900", "PT1H, 3600", "PT2H, 3600",
+        "PT6H, 3600", "P1D, 3600", "PT90S, 0", "PT1M30S, 0", "PT75M, 900", "PT20M, 60",
+    })
+    void aBucketIsSummedFromTheCoarsestTierItHoldsWholeNumbersOf(Duration bucket, long tier) {
+        assertThat(DeadLetterQueries.countedTier(bucket.getSeconds())).isEqualTo(tier);
+    }
+
     @Test
     void campaignAndTenantMatchAsCaseInsensitiveSubstringsOnlyWhenAskedAndAFingerprintExactly() {
         DeadLetterQueries.Filter contains = new DeadLetterQueries.Filter(null, null, null, null, "PAIGN-3", "Ant-1",
@@ -292,8 +388,8 @@ class DeadLetterQueriesTest {
     @Test
     void arrivalsAreCountedPerBucketByTheDatabaseSameAsBucketingEveryRowInJava() {
         for (String queue : new String[] {null, "mail.send.bulk"}) {
-            for (Duration bucket : List.of(Duration.ofMinutes(1), Duration.ofMinutes(15), Duration.ofHours(1),
-                    Duration.ofHours(2), Duration.ofDays(1), Duration.ofSeconds(90))) {
+            for (Duration bucket : List.of(Duration.ofMinutes(1), Duration.ofMinutes(15), Duration.ofMinutes(45),
+                    Duration.ofHours(1), Duration.ofHours(2), Duration.ofDays(1), Duration.ofSeconds(90))) {
                 STATEMENTS.clear();
                 List<DeadLetterQueries.Arrivals> arrivals = queries.arrivals(queue, bucket, 24, NOW);
 

@@ -1,5 +1,7 @@
 package dev.mailroom.testsupport;
 
+import dev.mailroom.it.support.ItEnvironment;
+import dev.mailroom.it.support.PostgresServer;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import java.util.List;
@@ -19,10 +21,35 @@ public final class ComponentDatabase implements AutoCloseable {
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
+    /** How many sessions of a PostgreSQL database wait on another one's lock. */
+    public static final String POSTGRES_LOCK_WAITS = "select count(*) from pg_stat_activity where wait_event_type = 'Lock'";
+
     private final EntityManagerFactory factory;
+    /** Closed with the database: the server it runs in, when it was started for it. */
+    private final AutoCloseable server;
 
     private ComponentDatabase(EntityManagerFactory factory) {
+        this(factory, null);
+    }
+
+    private ComponentDatabase(EntityManagerFactory factory, AutoCloseable server) {
         this.factory = factory;
+        this.server = server;
+    }
+
+    /**
+     * The schema in a PostgreSQL server of its own (the IT harness's {@link PostgresServer}, in
+     * {@code dir} under the IT work directory), mapping {@code entities}; {@link #close} stops the server.
+     */
+    public static ComponentDatabase onPostgres(String dir, List<Class<?>> entities) {
+        PostgresServer postgres = PostgresServer.start(ItEnvironment.workDir().resolve(dir));
+        try {
+            ComponentDatabase db = postgres(postgres.jdbcUrl(), postgres.user(), postgres.password(), entities);
+            return new ComponentDatabase(db.factory, postgres);
+        } catch (RuntimeException e) {
+            postgres.close();
+            throw e;
+        }
     }
 
     /** A fresh database holding the schema, mapping {@code entities}. */
@@ -82,6 +109,16 @@ public final class ComponentDatabase implements AutoCloseable {
 
     @Override
     public void close() {
-        factory.close();
+        try {
+            factory.close();
+        } finally {
+            if (server != null) {
+                try {
+                    server.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("could not stop the database server", e);
+                }
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@
  * taken and renewed by a conditional update on the row's version, so exactly one node holds it; when the
  * holder dies its lease expires and another node takes it over. {@link LeaseRules} decides, from a
  * table; {@link LeaseTable} carries a decision out on one database session; {@link Leases} is what the
- * jobs ask ("is it my turn?"). Depends on the ground only.
+ * jobs ask ("is it my turn?"); {@link LeasedTimers} is the one timer-and-lease set-up of every such job
+ * (a {@link LeasedWork}). Depends on the ground only.
  */
 package dev.mailroom.platform.lease;
