@@ -61,6 +61,9 @@ public final class AlertDispatcher {
     public static final String RETRY_MAX_AGE = AlertConfig.PREFIX + "retry.max-age";
     public static final String RETRY_MAX_PENDING = AlertConfig.PREFIX + "retry.max-pending";
 
+    /** The outbox sequence of an occurrence that is not in the outbox (raised in memory only). */
+    static final long UNTRACKED = Long.MAX_VALUE;
+
     /** The alert about alerts lost to a full queue. */
     public static final String EVENTS_DROPPED = "AlertEventsDropped";
 
@@ -128,7 +131,7 @@ public final class AlertDispatcher {
     private final Settings settings;
     private final AlertRouting routing;
     private final Clock clock;
-    private final ConcurrentLinkedQueue<AlertEvent> queue = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Queued> queue = new ConcurrentLinkedQueue<>();
     /** Slots taken in {@link #queue}: reserved before adding, so the bound holds under any interleaving. */
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicLong droppedEvents = new AtomicLong();
@@ -167,6 +170,14 @@ public final class AlertDispatcher {
      * @return false when it was dropped (queue full, or null), which the next alert reports
      */
     public boolean raise(AlertEvent event) {
+        return raise(event, UNTRACKED);
+    }
+
+    /**
+     * As {@link #raise(AlertEvent)}, for an occurrence kept in the outbox as row {@code seq}: see
+     * {@link #deliveredBelow}.
+     */
+    public boolean raise(AlertEvent event, long seq) {
         if (event == null) {
             return false;
         }
@@ -176,8 +187,27 @@ public final class AlertDispatcher {
             droppedNotYetReported.incrementAndGet();
             return false;
         }
-        queue.add(event);
+        queue.add(new Queued(event, seq));
         return true;
+    }
+
+    /**
+     * Every occurrence raised with an outbox sequence below the answer has been delivered to every sink (in
+     * the alert it was counted in) or given up on and logged; {@code next} when nothing raised waits any more
+     * (the next sequence the caller would raise). What the outbox marks delivered.
+     */
+    public synchronized long deliveredBelow(long next) {
+        long min = next;
+        for (Queued q : queue) {
+            min = Math.min(min, q.seq());
+        }
+        min = Math.min(min, grouper.minOpenSeq());
+        for (Outbox o : outboxes) {
+            for (Waiting w : o.pending.values()) {
+                min = Math.min(min, w.minSeq());
+            }
+        }
+        return min;
     }
 
     /** One round at the clock's time. */
@@ -193,7 +223,7 @@ public final class AlertDispatcher {
     public synchronized void tick(Instant now) {
         take(now);
         bursts.forgetIdle(now);
-        List<Alert> due = grouper.drainDue(now);
+        List<AlertGrouper.Drained> due = grouper.drainDueTracked(now);
         for (Outbox o : outboxes) {
             o.enqueue(due, now);
             o.expire(now);
@@ -207,7 +237,7 @@ public final class AlertDispatcher {
      */
     public synchronized void close(Instant now) {
         take(now);
-        List<Alert> all = grouper.drainAll();
+        List<AlertGrouper.Drained> all = grouper.drainAllTracked();
         for (Outbox o : outboxes) {
             o.enqueue(all, now);
             o.attempt(now, true);
@@ -245,6 +275,11 @@ public final class AlertDispatcher {
         return grouper.openGroups();
     }
 
+    /** Its sinks, in delivery order. */
+    public List<AlertSink> sinks() {
+        return outboxes.stream().map(o -> o.sink).toList();
+    }
+
     public Settings settings() {
         return settings;
     }
@@ -265,18 +300,19 @@ public final class AlertDispatcher {
     /** Routes and groups what was raised, at most a queue's worth, so a flood cannot starve delivery. */
     private void take(Instant now) {
         for (int i = 0; i < settings.queueCapacity(); i++) {
-            AlertEvent e = queue.poll();
-            if (e == null) {
+            Queued taken = queue.poll();
+            if (taken == null) {
                 break;
             }
             queued.decrementAndGet();
+            AlertEvent e = taken.event();
             try {
-                grouper.add(routing.route(e), now);
+                grouper.add(routing.route(e), now, taken.seq());
                 if (e.kind() == Kind.DEAD_LETTER_ARRIVAL) {
                     String q = e.label(AlertEvent.QUEUE);
                     String r = e.label(AlertEvent.REASON);
                     if (bursts.arrival(q, r, now)) {
-                        grouper.add(routing.burst(q, r, e.at()), now);
+                        grouper.add(routing.burst(q, r, e.at()), now, taken.seq());
                     }
                 }
             } catch (RuntimeException ex) {
@@ -293,7 +329,10 @@ public final class AlertDispatcher {
         }
     }
 
-    private record Waiting(Alert alert, Instant since) {
+    private record Waiting(Alert alert, Instant since, long minSeq) {
+    }
+
+    private record Queued(AlertEvent event, long seq) {
     }
 
     /** What one sink has yet to take, and when to offer it again. */
@@ -308,10 +347,11 @@ public final class AlertDispatcher {
             this.sink = sink;
         }
 
-        void enqueue(List<Alert> alerts, Instant now) {
-            for (Alert a : alerts) {
-                pending.merge(a.labels(), new Waiting(a, now),
-                        (old, add) -> new Waiting(old.alert().mergedWith(add.alert()), old.since()));
+        void enqueue(List<AlertGrouper.Drained> alerts, Instant now) {
+            for (AlertGrouper.Drained d : alerts) {
+                Alert a = d.alert();
+                pending.merge(a.labels(), new Waiting(a, now, d.minSeq()), (old, add) -> new Waiting(
+                        old.alert().mergedWith(add.alert()), old.since(), Math.min(old.minSeq(), add.minSeq())));
             }
             Iterator<Waiting> it = pending.values().iterator();
             while (pending.size() > settings.maxPendingPerSink() && it.hasNext()) {

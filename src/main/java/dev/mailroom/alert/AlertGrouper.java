@@ -46,8 +46,17 @@ public final class AlertGrouper {
         this.groupInterval = positive(groupInterval, "groupInterval");
     }
 
+    /** An alert drained from its group, with the lowest outbox sequence of the occurrences counted in it. */
+    record Drained(Alert alert, long minSeq) {
+    }
+
     /** Adds one occurrence (or {@code r.count()} of them) at {@code now}. */
     public void add(RoutedAlert r, Instant now) {
+        add(r, now, AlertDispatcher.UNTRACKED);
+    }
+
+    /** As {@link #add(RoutedAlert, Instant)}, for an occurrence with outbox sequence {@code seq}. */
+    void add(RoutedAlert r, Instant now, long seq) {
         Map<String, String> key = r.alertLabels();
         Group g = open.get(key);
         if (g == null) {
@@ -60,15 +69,25 @@ public final class AlertGrouper {
             open.put(key, g);
         }
         g.add(r);
+        g.minSeq = Math.min(g.minSeq, seq);
     }
 
     /** The alerts of every group whose window has closed at {@code now}, in the order the groups opened. */
     public List<Alert> drainDue(Instant now) {
-        List<Alert> out = new ArrayList<>();
+        return drainDueTracked(now).stream().map(Drained::alert).toList();
+    }
+
+    /** The lowest outbox sequence of the occurrences in an open group ({@link AlertDispatcher#UNTRACKED} if none). */
+    long minOpenSeq() {
+        return open.values().stream().mapToLong(g -> g.minSeq).min().orElse(AlertDispatcher.UNTRACKED);
+    }
+
+    List<Drained> drainDueTracked(Instant now) {
+        List<Drained> out = new ArrayList<>();
         for (Iterator<Group> it = open.values().iterator(); it.hasNext(); ) {
             Group g = it.next();
             if (!now.isBefore(g.due)) {
-                out.add(g.toAlert());
+                out.add(new Drained(g.toAlert(), g.minSeq));
                 lastAlerted.put(g.key, now);
                 it.remove();
             }
@@ -80,8 +99,12 @@ public final class AlertGrouper {
 
     /** The alerts of every open group, due or not: for a shutdown, which must not keep anything back. */
     public List<Alert> drainAll() {
-        List<Alert> out = new ArrayList<>();
-        open.values().forEach(g -> out.add(g.toAlert()));
+        return drainAllTracked().stream().map(Drained::alert).toList();
+    }
+
+    List<Drained> drainAllTracked() {
+        List<Drained> out = new ArrayList<>();
+        open.values().forEach(g -> out.add(new Drained(g.toAlert(), g.minSeq)));
         open.clear();
         lastAlerted.clear();
         return out;
@@ -120,6 +143,7 @@ public final class AlertGrouper {
         final Set<String> examples = new LinkedHashSet<>();
         final Map<String, Set<String>> details = new TreeMap<>();
         final Set<String> detailsCut = new java.util.TreeSet<>();
+        long minSeq = AlertDispatcher.UNTRACKED;
 
         Group(RoutedAlert first, Map<String, String> key, Instant due) {
             this.key = key;

@@ -53,11 +53,8 @@ public class AlertService {
 
     @PostConstruct
     void start() {
-        Function<String, Optional<String>> lookup = key -> config.getOptionalValue(key, String.class);
-        List<AlertSink> sinks = new ArrayList<>();
-        sinks.add(new LogSink());
-        WebhookSink.fromConfig(lookup, clock).ifPresent(sinks::add);
-        dispatcher = AlertDispatcher.fromConfig(lookup, clock, sinks);
+        dispatcher = newDispatcher();
+        List<AlertSink> sinks = dispatcher.sinks();
 
         ownScheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "mailroom-alerts");
@@ -71,6 +68,18 @@ public class AlertService {
         LOG.info("Alerts to " + sinks.stream().map(AlertSink::name).collect(Collectors.joining(", "))
                 + "; paging reasons " + r.pageReasons() + ", burst " + r.burstCount() + " in "
                 + AlertConfig.text(r.burstWindow()) + ", group wait " + AlertConfig.text(dispatcher.settings().groupWait()));
+    }
+
+    /**
+     * A dispatcher of its own with the configured settings and sinks (the log; the webhook if set): the
+     * outbox's, which the holder of the delivery lease feeds ({@link AlertOutbox}).
+     */
+    AlertDispatcher newDispatcher() {
+        Function<String, Optional<String>> lookup = key -> config.getOptionalValue(key, String.class);
+        List<AlertSink> sinks = new ArrayList<>();
+        sinks.add(new LogSink());
+        WebhookSink.fromConfig(lookup, clock).ifPresent(sinks::add);
+        return AlertDispatcher.fromConfig(lookup, clock, sinks);
     }
 
     /** Starts the bean with the application rather than on the first dead letter. */

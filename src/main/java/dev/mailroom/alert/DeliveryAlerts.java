@@ -11,7 +11,7 @@ import jakarta.inject.Inject;
 public class DeliveryAlerts {
 
     @Inject
-    AlertService alerts;
+    AlertOutbox alerts;
 
     void silent(@Observes DeliverySilent s) {
         alerts.raise(AlertEvent.deliverySilent(s.provider(), s.queue(), s.messageId(), s.limit(), s.at()));

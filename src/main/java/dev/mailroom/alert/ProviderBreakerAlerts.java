@@ -10,7 +10,7 @@ import jakarta.inject.Inject;
 public class ProviderBreakerAlerts {
 
     @Inject
-    AlertService alerts;
+    AlertOutbox alerts;
 
     void changed(@Observes BreakerStateChanged c) {
         if ("open".equals(c.state()) || "closed".equals(c.state())) {

@@ -11,7 +11,7 @@ import jakarta.inject.Inject;
 public class SendPathAlerts {
 
     @Inject
-    AlertService alerts;
+    AlertOutbox alerts;
 
     void unknownCode(@Observes UnknownProviderCode u) {
         alerts.raise(AlertEvent.unknownProviderCode(u.provider(), u.code(), u.queue(), u.messageId(), u.at()));

@@ -13,7 +13,7 @@ import jakarta.inject.Inject;
 public class StopLineAlerts {
 
     @Inject
-    AlertService alerts;
+    AlertOutbox alerts;
 
     void stopped(@Observes LineStopped s) {
         if ("operator".equals(s.reason())) {

@@ -7,9 +7,13 @@
  * {@link dev.mailroom.alert.AlertDispatcher} delivers to every {@link dev.mailroom.alert.AlertSink}
  * (server log, Alertmanager-shaped webhook) with retries of its own per sink.
  *
- * <p>The send path only ever calls {@link dev.mailroom.alert.AlertService#raise}: it puts the event
- * on a bounded in-memory queue and returns, so an alert receiver that is down or slow never holds up a
- * send. Everything except {@link dev.mailroom.alert.AlertService} (the thin CDI adapter that ticks
+ * <p>Occurrences are kept in the database until delivered ({@link dev.mailroom.alert.AlertOutbox},
+ * table {@code alert_outbox}): the observers write a row (a dead letter's in its own transaction) and the
+ * node holding the {@code alert-delivery} lease feeds the rows to a dispatcher of its own
+ * ({@link dev.mailroom.alert.AlertOutboxDelivery}), so a restart loses none and several nodes deliver each
+ * once. Writing a row is all the send path waits for: an alert receiver that is down or slow never holds up
+ * a send. {@link dev.mailroom.alert.AlertService#raise} (a bounded in-memory queue) takes what cannot be
+ * written while the database does not answer. Everything except {@link dev.mailroom.alert.AlertService} (the thin CDI adapter that ticks
  * the dispatcher on a managed scheduler) is plain Java with time passed in, so it is tested without a
  * container and without sleeping.
  */

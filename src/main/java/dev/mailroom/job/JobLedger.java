@@ -30,10 +30,11 @@ import java.util.List;
 /**
  * The send path's record of jobs, claims, attempts and the timeline.
  *
- * <p>Three of its steps commit on their own ({@code REQUIRES_NEW}), because a provider call cannot be
+ * <p>Four of its steps commit on their own ({@code REQUIRES_NEW}), because a provider call cannot be
  * rolled back: the claim and the attempt are durable before the call starts, the point of no return
- * is durable before the write that passes it, and a failed attempt stays recorded when the delivery
- * rolls back. What a redelivery finds there tells it whether sending again is safe.
+ * is durable before the write that passes it, the provider's acceptance is durable the moment it is
+ * known, and a failed attempt stays recorded when the delivery rolls back. What a redelivery finds
+ * there tells it whether sending again is safe; the delivery's own transaction only acknowledges it.
  */
 @ApplicationScoped
 public class JobLedger {
@@ -62,6 +63,11 @@ public class JobLedger {
         Instant now = clock.instant();
         MailJob j = receive(in, job, JobState.received, now);
         JobAttempt last = lastAttempt(j.getId());
+        if (last != null && last.unfinished()) {
+            // locked and read again: a worker still in its call (a redelivery after a broker failover can come
+            // while it is) commits its point of no return either before this reads it or after this closed it
+            em.refresh(last, LockModeType.PESSIMISTIC_WRITE);
+        }
         JobAttempt open = last != null && last.unfinished() ? last : null;
         AdmissionFacts facts = new AdmissionFacts(null, j.getState().name(), j.getState().finished(),
                 j.getJmsMessageId() == null || j.getJmsMessageId().equals(in.jmsMessageId()),
@@ -312,10 +318,21 @@ public class JobLedger {
         return j;
     }
 
-    /** Commits that attempt {@code attemptId} is about to pass its point of no return. */
+    /**
+     * Commits that attempt {@code attemptId} is about to pass its point of no return, if it is still open.
+     *
+     * @return false when a redelivery of its message already closed it (the broker failed over and delivered
+     *         the message again while this worker was still before its point of no return): this worker must
+     *         not write on, the redelivery owns the job now
+     */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public void markIrrevocable(long attemptId) {
-        em.find(JobAttempt.class, attemptId).irrevocable(clock.instant());
+    public boolean markIrrevocable(long attemptId) {
+        JobAttempt a = em.find(JobAttempt.class, attemptId, LockModeType.PESSIMISTIC_WRITE);
+        if (!a.unfinished()) {
+            return false;
+        }
+        a.irrevocable(clock.instant());
+        return true;
     }
 
     /**
@@ -406,12 +423,30 @@ public class JobLedger {
         return em.find(MailJob.class, jobId);
     }
 
-    /** Records the accepted attempt and the job's new state, in the delivery's own transaction. */
-    @Transactional(Transactional.TxType.MANDATORY)
+    /**
+     * Records the accepted attempt and the job's new state in a transaction of its own, committed the moment
+     * the provider accepted, not with the delivery. The acceptance is then the database's alone: nothing that
+     * befalls the delivery afterwards (a broker failover that rolls its XA transaction back, a kill before its
+     * ack) can undo it, and the redelivery that follows finds the job sent ({@code AlreadyFinished}), not an
+     * open attempt past its point of no return ({@code Unknown}). RemoteBrokerIT measured the difference.
+     *
+     * <p>A redelivery that came while this worker was still in its call (the broker failed over faster than
+     * the provider answered) may already have held the job as {@code unknown}: the provider's acceptance
+     * settles it, the held bytes go.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void recordSent(Begin.Proceed p, ProviderResponse r) {
         Instant now = clock.instant();
+        MailJob j = em.find(MailJob.class, p.jobId(), LockModeType.PESSIMISTIC_WRITE);
         em.find(JobAttempt.class, p.attemptId()).finish(r, now);
-        MailJob j = em.find(MailJob.class, p.jobId());
+        if (j.getState() == JobState.unknown) {
+            HeldSend held = em.find(HeldSend.class, j.getId());
+            if (held != null) {
+                em.remove(held);
+            }
+            event(j, "unknown_settled", "attempt " + p.attemptNumber() + " was accepted after a redelivery had held"
+                    + " the job as unknown: it was sent", now);
+        }
         j.sent(r.providerMessageId(), now);
         event(j, "sent", "accepted by " + r.provider() + ": " + describe(r), now);
     }

@@ -13,7 +13,9 @@ import java.util.Set;
  * <ol>
  *   <li>the job itself is wrong (bytes, schema, a header Mailroom owns, its template):
  *       {@code Poison(reason)}</li>
- *   <li>the job is already finished: {@code AlreadyFinished} (a redelivery never sends twice)</li>
+ *   <li>the job is already finished: {@code AlreadyFinished} (a redelivery never sends twice; this is also
+ *       the redelivery after a broker failover rolled back a delivery whose acceptance the ledger had already
+ *       committed on its own: sent, not unknown)</li>
  *   <li>another JMS message owns the job: {@code DuplicateMessage}</li>
  *   <li>its last attempt passed the point of no return, its worker died, and that provider cannot drop a
  *       duplicate ({@link ProviderTraits#mayResendAmbiguous()}, the same rule as the call-time path):

@@ -136,13 +136,22 @@ public class SendService {
 
         ProviderResponse response;
         java.util.concurrent.atomic.AtomicBoolean passedPointOfNoReturn = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean superseded = new java.util.concurrent.atomic.AtomicBoolean();
         try {
             // suppressed recipients are left out of the call itself: no RCPT TO, no payload entry names them
             response = calls.send(provider, outbound(job.withoutRecipients(proceed.withheldPositions()), content), () -> {
-                ledger.markIrrevocable(proceed.attemptId());
+                if (!ledger.markIrrevocable(proceed.attemptId())) {
+                    superseded.set(true);
+                    throw new IllegalStateException("attempt " + proceed.attemptNumber() + " of job " + job.messageId()
+                            + " was closed by a redelivery of its message: not written to the provider");
+                }
                 passedPointOfNoReturn.set(true);
             }, !choice.probe());
         } catch (RuntimeException bug) {
+            if (superseded.get()) {
+                superseded(in, job);
+                return;
+            }
             // our own code failed (not the provider): classified as internal, not swallowed
             LOG.log(java.util.logging.Level.SEVERE, bug, () -> "provider call for job " + job.messageId() + " threw");
             ProviderResponse noAnswer = new ProviderResponse(ProviderResponse.Status.REJECTED, provider.name(), null,
@@ -150,11 +159,16 @@ public class SendService {
             decideAndCarryOut(in, provider, proceed, noAnswer, Failure.internal(bug), bug);
             return;
         }
+        if (superseded.get()) {
+            superseded(in, job);
+            return;
+        }
         if (response.accepted()) {
+            // first, and committed on its own: a broker failover or a kill after this is not an ambiguous send
+            ledger.recordSent(proceed, response);
             breakers.record(guarded, response.status(), null, null);
             stopLine.answered(in.queue(), provider.name(), null, null);
             rateLimiter.onSuccess();
-            ledger.recordSent(proceed, response);
             metrics.attempt(in.queue(), provider.name(), "accepted");
             metrics.outcome(in.queue(), JobState.sent_to_provider.name());
             return;
@@ -197,6 +211,16 @@ public class SendService {
             unknownSends.fire(new SendOutcomeUnknown(provider.name(), in.queue(), job.messageId(), proceed.jobId(),
                     "call", JobLedger.describe(response), clock.instant()));
         }
+    }
+
+    /**
+     * A redelivery of this message (the broker failed over while this worker was before its point of no return)
+     * closed this attempt and owns the job: nothing was written to the provider, nothing is recorded here.
+     */
+    private void superseded(Incoming in, SendJob job) {
+        LOG.warning(() -> "job " + job.messageId() + ": a redelivery of JMS message " + in.jmsMessageId()
+                + " took over this attempt before its point of no return; this delivery stops without sending");
+        metrics.outcome(in.queue(), "superseded_by_redelivery");
     }
 
     /** The job itself is wrong: admission's first row, carried out by the dead-letter recorder. */

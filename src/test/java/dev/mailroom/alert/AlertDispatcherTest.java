@@ -52,6 +52,37 @@ class AlertDispatcherTest {
         return T0.plusMillis((long) (seconds * 1000));
     }
 
+    /**
+     * The outbox's low mark: an occurrence counts as delivered only once every sink took the alert it was
+     * counted in; one waiting in the queue, an open group or a failing sink's outbox holds the mark back.
+     */
+    @Test
+    void theLowMarkPassesAnOutboxRowOnlyWhenEverySinkTookTheAlertItWasCountedIn() {
+        RecordingSink webhook = new RecordingSink("webhook").failing(1);
+        RecordingSink logSink = new RecordingSink("log");
+        AlertDispatcher d = dispatcher(logSink, webhook);
+        assertThat(d.deliveredBelow(1)).as("nothing raised").isEqualTo(1);
+
+        d.raise(dl("handler_error", "a-1"), 1);
+        d.raise(dl("manual_review", "b-1"), 2);
+        d.raise(dl("handler_error", "a-2"), 3);
+        assertThat(d.deliveredBelow(4)).as("queued").isEqualTo(1);
+        d.tick(at(0));
+        assertThat(d.deliveredBelow(4)).as("in open groups").isEqualTo(1);
+        d.tick(at(10)); // the log took both alerts; the webhook failed once
+        assertThat(logSink.alerts()).hasSize(2);
+        assertThat(d.deliveredBelow(4)).as("the webhook has not taken them").isEqualTo(1);
+        d.raise(dl("handler_error", "a-3"), 4);
+        d.tick(at(11)); // the webhook takes both; row 4 opened a new group
+        assertThat(webhook.alerts()).hasSize(2);
+        assertThat(d.deliveredBelow(5)).as("rows 1 to 3 delivered, 4 in an open group").isEqualTo(4);
+        d.tick(at(80)); // the group interval of handler_error has passed
+        assertThat(d.deliveredBelow(5)).isEqualTo(5);
+        // an occurrence raised in memory only (no outbox row) never holds the mark back
+        d.raise(dl("handler_error", "mem-1"));
+        assertThat(d.deliveredBelow(5)).isEqualTo(5);
+    }
+
     @Test
     void aFailingSinkIsRetriedWithDoublingBackoffAndGetsEachAlertOnceInOrder() {
         RecordingSink webhook = new RecordingSink("webhook").failing(3);

@@ -3,7 +3,9 @@ package dev.mailroom.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mailroom.it.support.AlertReceiver;
 import dev.mailroom.it.support.ApiClient;
+import dev.mailroom.it.support.JmsClient;
 import dev.mailroom.it.support.ItEnvironment;
 import dev.mailroom.it.support.PostgresServer;
 import dev.mailroom.it.support.WildFlyServer;
@@ -39,10 +41,12 @@ class SeveralNodesIT {
 
     /** Short, so a takeover costs seconds; the heartbeat a third of it. */
     private static final Duration TTL = Duration.ofSeconds(6);
-    private static final List<String> ONCE = List.of("dlq-sweeper", "reconciler", "dead-letter-monitor");
+    private static final List<String> ONCE = List.of("dlq-sweeper", "reconciler", "dead-letter-monitor", "alert-delivery");
     private static final String BULK = "mail.send.bulk";
 
     private static PostgresServer postgres;
+    /** Both nodes' alert webhook: what reaches it is counted, so an alert delivered by both nodes shows. */
+    private static AlertReceiver receiver;
     private static WildFlyServer nodeA;
     private static WildFlyServer nodeB;
     private static final Map<String, WildFlyServer> SERVERS = new LinkedHashMap<>();
@@ -52,6 +56,7 @@ class SeveralNodesIT {
     static void start() {
         Path work = ItEnvironment.workDir().resolve("nodes");
         postgres = PostgresServer.start(work);
+        receiver = AlertReceiver.start();
         int offset = ItEnvironment.configuredPortOffset();
         nodeA = node("node-a", offset, work);
         nodeB = node("node-b", offset + 50, work);
@@ -74,6 +79,11 @@ class SeveralNodesIT {
         env.put("MAILROOM_DEADLETTER_MONITOR_INTERVAL", "PT1S");
         env.put("MAILROOM_RECONCILE_INTERVAL", "PT1S");
         env.put("MAILROOM_STOP_THE_LINE_PROBE_INTERVAL", "PT1S");
+        env.put("MAILROOM_ALERTS_WEBHOOK_URL", receiver.url());
+        env.put("MAILROOM_ALERTS_GROUP_WAIT", "1s");
+        env.put("MAILROOM_ALERTS_GROUP_INTERVAL", "1s");
+        env.put("MAILROOM_ALERTS_RETRY_INITIAL_BACKOFF", "500ms");
+        env.put("MAILROOM_ALERTS_RETRY_MAX_BACKOFF", "2s");
         WildFlyServer server = WildFlyServer.builder(Path.of(home))
                 .config("standalone-mailroom.xml")
                 .portOffset(offset)
@@ -99,6 +109,9 @@ class SeveralNodesIT {
         }
         if (postgres != null) {
             postgres.close();
+        }
+        if (receiver != null) {
+            receiver.close();
         }
     }
 
@@ -175,8 +188,34 @@ class SeveralNodesIT {
         }
     }
 
+    /**
+     * Alerts raised on either node are kept in alert_outbox and delivered by the holder of alert-delivery only:
+     * two dead letters, one on each node, reach the receiver counted twice in all, not four times.
+     */
     @Test
     @Order(4)
+    void eachAlertRaisedOnEitherNodeIsDeliveredOnceByTheHolder() throws Exception {
+        String holder = awaitOneHolder();
+        String prefix = Jobs.runPrefix("nodes-alert");
+        Instant start = Instant.now();
+        List<String> ids = List.of(prefix + "on-a", prefix + "on-b");
+        poison(nodeA, ids.get(0));
+        poison(nodeB, ids.get(1));
+        Awaitility.await("both dead letters' alerts delivered and marked").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(250)).until(() -> alertCount(start, prefix) >= 2
+                        && outbox(prefix).values().stream().allMatch(by -> by != null));
+        // a second node delivering them too would do so in its ticks, which run beside the holder's: let 3 pass
+        awaitAlertTicks(holder, 3);
+        assertThat(alertCount(start, prefix)).as("each alert once, by one node").isEqualTo(2);
+        Map<String, String> deliveredBy = outbox(prefix);
+        assertThat(deliveredBy).hasSize(2);
+        assertThat(deliveredBy.values()).as("delivered by the lease holder").containsOnly(holder);
+        System.err.println("[nodes] alerts raised on node-a and node-b delivered once each by " + holder
+                + " (raised by " + deliveredBy.keySet() + ")");
+    }
+
+    @Test
+    @Order(5)
     void killingTheHolderMovesItsWorkToTheOtherNodeWithinTheLeaseTime() {
         String holder = awaitOneHolder();
         String survivor = holder.equals("node-a") ? "node-b" : "node-a";
@@ -197,7 +236,78 @@ class SeveralNodesIT {
         }
     }
 
+    /**
+     * Alerts not yet delivered survive a kill -9: the receiver is down, the last node raises an alert (its row is
+     * in alert_outbox, undelivered), is killed, the receiver comes back and the other node is started again:
+     * it takes alert-delivery when the dead holder's lease runs out and delivers the alert, once.
+     */
+    @Test
+    @Order(6)
+    void anAlertUndeliveredWhenItsNodeIsKilledIsDeliveredOnceAfterTheRestart() throws Exception {
+        String last = liveNode();
+        String other = last.equals("node-a") ? "node-b" : "node-a";
+        String prefix = Jobs.runPrefix("nodes-kept");
+        Instant start = Instant.now();
+        receiver.down();
+        poison(SERVERS.get(last), prefix + "kept");
+        Awaitility.await("the alert in alert_outbox, undelivered").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(250)).until(() -> outbox(prefix).size() == 1);
+        // the holder offers it to the receiver (down) at its next ticks
+        awaitAlertTicks(last, 3);
+        assertThat(outbox(prefix).values()).as("not delivered while the receiver is down").containsOnlyNulls();
+        SERVERS.get(last).killHard();
+        receiver.up();
+        Instant restart = Instant.now();
+        SERVERS.get(other).start();
+        Awaitility.await("the kept alert delivered after the restart").atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(250)).until(() -> alertCount(start, prefix) >= 1
+                        && outbox(prefix).values().stream().allMatch(by -> by != null));
+        System.err.println("[nodes] alert kept over the kill -9 of " + last + " delivered by " + other + " "
+                + Duration.between(restart, Instant.now()).toMillis() + " ms after its start began");
+        assertThat(alertCount(start, prefix)).as("delivered once").isEqualTo(1);
+        assertThat(outbox(prefix).values()).containsOnly(other);
+    }
+
     // ------------------------------------------------------------------ helpers
+
+    /** Waits until {@code node} has taken {@code n} more turns of alert delivery (a turn a second). */
+    private static void awaitAlertTicks(String node, int n) {
+        long before = turns(node).get("alert-delivery");
+        Awaitility.await(n + " alert-delivery turns on " + node).atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(250)).until(() -> turns(node).get("alert-delivery") >= before + n);
+    }
+
+    /** A job without recipients on {@code node}'s own broker: dead-lettered as poison, which raises an alert. */
+    private static void poison(WildFlyServer node, String messageId) {
+        try (JmsClient jms = JmsClient.forPort(node.artemisPort())) {
+            jms.sendText("mail.send", "{\"schema_version\":1,\"message_id\":\"" + messageId
+                    + "\",\"from\":\"a@example.com\",\"subject\":\"s\",\"text\":\"t\"}");
+        }
+    }
+
+    /** The occurrences counted in DeadLetterArrived alerts received since {@code start} about this run's jobs. */
+    private static long alertCount(Instant start, String prefix) {
+        return receiver.since(start).stream()
+                .filter(a -> "DeadLetterArrived".equals(a.label("alertname")))
+                .filter(a -> a.alert().path("annotations").path("examples").asText().contains(prefix))
+                .mapToLong(AlertReceiver.Received::count).sum();
+    }
+
+    /** This run's alert_outbox rows (by the job they are about): who delivered each, null while undelivered. */
+    private static Map<String, String> outbox(String prefix) throws Exception {
+        Map<String, String> out = new LinkedHashMap<>();
+        try (Connection c = DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), postgres.password());
+             PreparedStatement s = c.prepareStatement("select raised_by, labels, delivered_by from alert_outbox"
+                     + " where kind = 'DEAD_LETTER_ARRIVAL' and labels like ? order by id")) {
+            s.setString(1, "%" + prefix + "%");
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    out.put(r.getString(1) + " " + r.getString(2), r.getString(3));
+                }
+            }
+        }
+        return out;
+    }
 
     /** Waits until one node holds every lease of {@link #ONCE}; returns it. */
     private static String awaitOneHolder() {

@@ -143,6 +143,53 @@ class JobLedgerComponentTest {
         assertThat(timeline(p.jobId())).containsSubsequence("attempt_started", "sent", "redelivery_ignored");
     }
 
+    /**
+     * A broker failover after the provider accepted: the delivery's transaction rolls back, but the acceptance
+     * was committed on its own, past the point of no return; the redelivery (on the backup) finds the job sent.
+     */
+    @Test
+    void anAcceptanceCommittedBeforeTheDeliveryRolledBackMakesTheRedeliveryAlreadyFinishedNotUnknown() {
+        Incoming in = delivery(body("failover-1", "failover-1", null));
+        Begin.Proceed p = (Begin.Proceed) begin(in, SMTP);
+        db.run(em -> ledger(em).markIrrevocable(p.attemptId()));
+        db.run(em -> ledger(em).recordSent(p, ProviderResponse.accepted("smtp", "250", "ok", "q1")));
+        // the delivery's own transaction (the ack) is lost to the failover: the backup redelivers
+        assertThat(begin(redelivery(in), SMTP)).isEqualTo(new Begin.AlreadyFinished(p.jobId(), JobState.sent_to_provider));
+        assertThat(db.<String>inTransaction(em -> em.find(JobAttempt.class, p.attemptId()).getOutcome())).isEqualTo("accepted");
+        assertThat(timeline(p.jobId())).containsSubsequence("attempt_started", "sent", "redelivery_ignored")
+                .doesNotContain("ambiguous_not_resent");
+    }
+
+    /**
+     * The broker redelivered while this worker was still in its call, past the point of no return: the
+     * redelivery holds the job as unknown; the provider's acceptance, when it comes, settles it as sent.
+     */
+    @Test
+    void anAcceptanceThatArrivesAfterARedeliveryHeldTheJobAsUnknownSettlesItAsSent() {
+        Incoming in = delivery(body("failover-2", "failover-2", null));
+        Begin.Proceed p = (Begin.Proceed) begin(in, SMTP);
+        db.run(em -> ledger(em).markIrrevocable(p.attemptId()));
+        assertThat(begin(redelivery(in), SMTP)).isEqualTo(new Begin.Ambiguous(p.jobId()));
+        db.run(em -> ledger(em).recordSent(p, ProviderResponse.accepted("smtp", "250", "ok", "q2")));
+        assertThat(jobRow(p.jobId()).getState()).isEqualTo(JobState.sent_to_provider);
+        assertThat(db.<HeldSend>inTransaction(em -> em.find(HeldSend.class, p.jobId()))).isNull();
+        assertThat(timeline(p.jobId())).containsSubsequence("ambiguous_not_resent", "unknown_settled", "sent");
+    }
+
+    /**
+     * The broker redelivered while this worker was still before its point of no return: the redelivery closed
+     * the attempt and started its own, so this worker's point of no return is refused and it never writes.
+     */
+    @Test
+    void aWorkerWhoseAttemptARedeliveryClosedIsRefusedItsPointOfNoReturn() {
+        Incoming in = delivery(body("failover-3", "failover-3", null));
+        Begin.Proceed first = (Begin.Proceed) begin(in, SMTP);
+        Begin.Proceed second = (Begin.Proceed) begin(redelivery(in), SMTP);
+        assertThat(second.attemptNumber()).isEqualTo(first.attemptNumber() + 1);
+        assertThat(db.<Boolean>inTransaction(em -> ledger(em).markIrrevocable(first.attemptId()))).isFalse();
+        assertThat(db.<Boolean>inTransaction(em -> ledger(em).markIrrevocable(second.attemptId()))).isTrue();
+    }
+
     @Test
     void anExpiredJobIsDiscardedBeforeItClaimsItsKey() {
         Incoming in = delivery(body("late-1", "late-1", CLOCK.instant()));

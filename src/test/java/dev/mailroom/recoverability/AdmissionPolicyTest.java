@@ -43,6 +43,11 @@ class AdmissionPolicyTest {
                         new Admission.Poison("template_missing", "no template x")),
                 // 2. already finished: a redelivery never sends twice (before ownership, expiry, anything)
                 Arguments.of("sent", fresh("sent_to_provider", true), new Admission.AlreadyFinished("sent_to_provider")),
+                // ... a redelivery after a broker failover rolled back the delivery that the provider accepted: the
+                // acceptance committed on its own and closed the attempt, so nothing is interrupted and it is sent
+                Arguments.of("accepted, then the broker failed over before the ack",
+                        with(fresh("sent_to_provider", true), true, null, NOW, false),
+                        new Admission.AlreadyFinished("sent_to_provider")),
                 Arguments.of("unknown", with(fresh("unknown", true), false, smtpPastPoint, NOW, false),
                         new Admission.AlreadyFinished("unknown")),
                 Arguments.of("discarded", fresh("discarded", true), new Admission.AlreadyFinished("discarded")),

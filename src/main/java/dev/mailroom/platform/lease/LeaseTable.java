@@ -1,11 +1,8 @@
 package dev.mailroom.platform.lease;
 
 import jakarta.persistence.EntityManager;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZonedDateTime;
 import java.util.List;
 
 /**
@@ -89,20 +86,8 @@ public final class LeaseTable {
         return new LeaseRules.Row((String) r[0], (String) r[1], instant(r[2]), ((Number) r[3]).longValue());
     }
 
-    /** A timestamp column as the driver hands it over (the type differs between H2, PostgreSQL and Hibernate versions). */
+    /** A timestamp column as the driver hands it over. */
     static Instant instant(Object value) {
-        if (value instanceof Instant i) {
-            return i;
-        }
-        if (value instanceof OffsetDateTime o) {
-            return o.toInstant();
-        }
-        if (value instanceof ZonedDateTime z) {
-            return z.toInstant();
-        }
-        if (value instanceof Timestamp t) {
-            return t.toInstant();
-        }
-        throw new IllegalStateException("not a timestamp: " + (value == null ? "null" : value.getClass().getName()));
+        return dev.mailroom.platform.SqlTimestamps.instant(value);
     }
 }

@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * and roles), run on loopback with {@code bin/artemis run}.
  *
  * <p>{@link #startPair} starts a replicated primary and backup; {@link #killHard()} is a {@code kill -9}.
- * Ports: core acceptors {@code 61617+offset} and {@code 61618+offset}, consoles (Jolokia) {@code 18161+offset}
+ * Ports: core acceptors {@code 61617+offset} and {@code 61618+offset} (less 40000 when that passes 65535, as
+ * with an offset of 5000), consoles (Jolokia) {@code 18161+offset}
  * and {@code 18162+offset}, so helpers with different port offsets do not collide, and the acceptors stay
  * above the ephemeral range (a reconnecting client cannot self-connect to them). The broker processes get a
  * parent-death signal and a JVM shutdown hook.
@@ -98,7 +99,13 @@ public final class ArtemisBroker implements AutoCloseable {
 
     /** The client URL of the pair {@link #startPair} starts with this port offset, known before it starts. */
     public static String pairUrl(int portOffset) {
-        return url(61617 + portOffset, 61618 + portOffset);
+        return url(acceptorPort(61617, portOffset), acceptorPort(61618, portOffset));
+    }
+
+    /** {@code base + offset}, brought below 65536 for large offsets (61617 + 5000 is no port). */
+    static int acceptorPort(int base, int portOffset) {
+        int port = base + portOffset;
+        return port > 65535 ? port - 40000 : port;
     }
 
     private static String url(int primaryPort, int backupPort) {
@@ -118,9 +125,9 @@ public final class ArtemisBroker implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("Could not prepare " + base, e);
         }
-        ArtemisBroker primary = new ArtemisBroker("primary", base.resolve("primary"), 61617 + portOffset,
+        ArtemisBroker primary = new ArtemisBroker("primary", base.resolve("primary"), acceptorPort(61617, portOffset),
                 18161 + portOffset);
-        ArtemisBroker backup = new ArtemisBroker("backup", base.resolve("backup"), 61618 + portOffset,
+        ArtemisBroker backup = new ArtemisBroker("backup", base.resolve("backup"), acceptorPort(61618, portOffset),
                 18162 + portOffset);
         // `artemis create` takes seconds each (it hashes the admin password): both at once
         CompletableFuture<Void> p = CompletableFuture.runAsync(() -> primary.create("primary", backup.port));

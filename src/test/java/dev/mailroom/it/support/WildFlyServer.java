@@ -89,9 +89,14 @@ public final class WildFlyServer implements AutoCloseable {
         return 9990 + settings.portOffset;
     }
 
-    /** The Artemis core (remote acceptor) port, 61616 + offset. */
+    /** The Artemis core (remote acceptor) port, 61616 + offset (less 40000 past 65535: an offset of 5000). */
     public int artemisPort() {
-        return 61616 + settings.portOffset;
+        return artemisBase() + settings.portOffset;
+    }
+
+    /** The port of the socket binding mailroom-artemis before the offset ({@code mailroom.artemis.port}). */
+    private int artemisBase() {
+        return 61616 + settings.portOffset > 65535 ? 61616 - 40000 : 61616;
     }
 
     /** {@code http://127.0.0.1:<http>/mailroom} (the context root of the deployed WAR). */
@@ -266,6 +271,9 @@ public final class WildFlyServer implements AutoCloseable {
                 "-Djboss.server.data.dir=" + settings.dataDir,
                 "-Djboss.server.log.dir=" + settings.logDir,
                 "-Djboss.server.temp.dir=" + settings.tempDir));
+        if (artemisBase() != 61616) {
+            cmd.add("-Dmailroom.artemis.port=" + artemisBase());
+        }
         settings.systemProperties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         return cmd;
     }

@@ -1,0 +1,122 @@
+package dev.mailroom.alert;
+
+import dev.mailroom.platform.SchemaMigration;
+import dev.mailroom.platform.lease.Leases;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
+import jakarta.ejb.EJB;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.Timeout;
+import jakarta.ejb.Timer;
+import jakarta.ejb.TimerConfig;
+import jakarta.ejb.TimerService;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Delivers the alert outbox, on the one node holding the {@value #LEASE} lease: every
+ * {@code mailroom.alerts.outbox-interval} (default 1 s) it feeds the undelivered rows, oldest first, to a
+ * dispatcher of its own (routing, grouping, every sink with its retries, as {@link AlertDispatcher} does),
+ * stamped with the dispatcher's feed id, ticks it, and marks delivered the rows it has below its
+ * {@link AlertDispatcher#deliveredBelow low mark}: those every sink took, in the alert they were counted in (or
+ * gave up on after the retry bounds, which the log shows in full). A node that gets the lease starts with a
+ * fresh dispatcher, fed every undelivered row; one that loses it drops its dispatcher undelivered, for the new
+ * holder has the rows. So a restart, a
+ * graceful stop with a receiver down or a {@code kill -9} loses nothing, and each alert is delivered once —
+ * except one delivered in the instant between a sink taking it and its row being marked, which the next
+ * holder delivers again (at least once, never lost).
+ */
+@Singleton
+@Startup
+@DependsOn("SchemaMigration")
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class AlertOutboxDelivery {
+
+    /** The lease of alert delivery: one node delivers at a time. */
+    public static final String LEASE = "alert-delivery";
+    /** Rows fed to the dispatcher per tick at most: a backlog is taken in steps. */
+    static final int BATCH = 1000;
+    private static final Logger LOG = Logger.getLogger(AlertOutboxDelivery.class.getName());
+
+    @Resource
+    TimerService timers;
+    @Inject
+    @ConfigProperty(name = "mailroom.alerts.outbox-interval", defaultValue = "PT1S")
+    String interval;
+    @Inject
+    AlertOutbox outbox;
+    @Inject
+    AlertService alerts;
+    @Inject
+    Leases leases;
+    @EJB
+    SchemaMigration schema;
+
+    private final AtomicBoolean running = new AtomicBoolean();
+    /** The holder's dispatcher; null while this node does not hold the lease. Touched by the timer only. */
+    private AlertDispatcher dispatcher;
+    /** The stamp of the rows {@link #dispatcher} has ({@code alert_outbox.fed_in}), new with every dispatcher. */
+    private String feed;
+
+    @PostConstruct
+    void schedule() {
+        long ms = Duration.parse(interval).toMillis();
+        timers.createIntervalTimer(ms, ms, new TimerConfig("alert-outbox", false));
+    }
+
+    @Timeout
+    void onTimer(Timer timer) {
+        if (!running.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            schema.awaitMigrated();
+            deliver();
+        } catch (RuntimeException e) {
+            // the database does not answer, say: the rows stay, the next tick tries again
+            LOG.log(Level.WARNING, "alert outbox delivery failed this tick; rows kept", e);
+        } finally {
+            running.set(false);
+        }
+    }
+
+    private void deliver() {
+        if (!leases.takeTurn(LEASE)) {
+            if (dispatcher != null) {
+                LOG.info(() -> "alert-delivery lease lost: " + leases.node() + " leaves the undelivered alerts to the new holder");
+                dispatcher = null;
+            }
+            return;
+        }
+        if (dispatcher == null) {
+            dispatcher = alerts.newDispatcher();
+            feed = java.util.UUID.randomUUID().toString();
+        }
+        for (AlertOutbox.Row row : outbox.feed(feed, BATCH)) {
+            if (!dispatcher.raise(row.event(), row.id())) {
+                // its queue is full (it holds queue-capacity occurrences): start afresh with a new dispatcher,
+                // which is fed every undelivered row again
+                LOG.warning("alert outbox: the dispatcher's queue is full; starting again from the undelivered rows");
+                dispatcher = null;
+                return;
+            }
+        }
+        dispatcher.tick();
+        int marked = outbox.markDelivered(feed, dispatcher.deliveredBelow(AlertDispatcher.UNTRACKED));
+        if (marked > 0) {
+            LOG.fine(() -> marked + " alert occurrence(s) delivered by " + leases.node());
+        }
+    }
+}
