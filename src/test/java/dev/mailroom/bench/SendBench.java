@@ -25,6 +25,8 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -440,7 +442,7 @@ public final class SendBench {
         s.jms.sendAll(SEND_QUEUE, jobs(label + "-w", warmup, mixed));
         awaitCounter(w0, "jobs", "sent_to_provider", warmup,
                 Duration.ofSeconds(60 + warmup * (stub == null ? 1 : stub.latencyMillis()) / 100));
-        awaitQueueEmpty(s, Duration.ofSeconds(30));
+        awaitEmpty(SEND_QUEUE, () -> queue(s), Duration.ofSeconds(30));
 
         Map<String, Double> before = counters();
         // a runtime-queue: the broker creates the send queues (server-config/wildfly/send-queue-mail.send.cli)
@@ -643,7 +645,8 @@ public final class SendBench {
         String label = "naive-" + (stub == null ? "sandbox" : "http" + stub.latencyMillis() + "ms") + "-c" + consumers;
         List<String> problems = new ArrayList<>();
         s.jms.sendAll(NAIVE_QUEUE, jobs(label + "-w", warmup, false));
-        awaitNaiveEmpty(s, Duration.ofSeconds(60 + warmup * (stub == null ? 1 : stub.latencyMillis()) / 100));
+        awaitEmpty(NAIVE_QUEUE, () -> naiveQueue(s),
+                Duration.ofSeconds(60 + warmup * (stub == null ? 1 : stub.latencyMillis()) / 100));
 
         s.cli.op(MESSAGING + "/runtime-queue=" + NAIVE_QUEUE + ":pause");
         s.jms.sendAll(NAIVE_QUEUE, jobs(label, n, false));
@@ -709,18 +712,6 @@ public final class SendBench {
         return new Result(rate, cpu0.msPerItem(cpu1, n), peak);
     }
 
-    private void awaitNaiveEmpty(Running s, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Figures f = naiveQueue(s);
-        while ((f.depth != 0 || f.inFlight != 0 || f.scheduled != 0) && System.nanoTime() < deadline) {
-            sleep(POLL);
-            f = naiveQueue(s);
-        }
-        if (f.depth != 0 || f.inFlight != 0 || f.scheduled != 0) {
-            throw new IllegalStateException(NAIVE_QUEUE + " not empty after the warm-up: " + f);
-        }
-    }
-
     /** Pads a prefix with ASCII text to {@code length} characters (bytes). */
     private static String pad(String prefix, int length) {
         StringBuilder b = new StringBuilder(length).append(prefix);
@@ -780,7 +771,7 @@ public final class SendBench {
                 + " consumers on " + SEND_QUEUE + " and on " + NAIVE_QUEUE);
     }
 
-    private static void awaitConsumers(String queue, int expected, java.util.function.LongSupplier consumers) {
+    private static void awaitConsumers(String queue, int expected, LongSupplier consumers) {
         // the MDB's sessions are the queue's consumers
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         long got = consumers.getAsLong();
@@ -977,15 +968,15 @@ public final class SendBench {
                 : new double[] {toIrrevocable / measured, providerCall / measured, measured};
     }
 
-    private void awaitQueueEmpty(Running s, Duration timeout) {
+    private static void awaitEmpty(String queue, Supplier<Figures> figures, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        Figures f = queue(s);
+        Figures f = figures.get();
         while ((f.depth != 0 || f.inFlight != 0 || f.scheduled != 0) && System.nanoTime() < deadline) {
             sleep(POLL);
-            f = queue(s);
+            f = figures.get();
         }
         if (f.depth != 0 || f.inFlight != 0 || f.scheduled != 0) {
-            throw new IllegalStateException(SEND_QUEUE + " not empty after the warm-up: " + f);
+            throw new IllegalStateException(queue + " not empty after the warm-up: " + f);
         }
     }
 
