@@ -11,7 +11,12 @@
 #
 # Optional environment:
 #   BENCH_CONSUMERS=4,2,8          MAILROOM_CONSUMERS values of the sandbox runs (the first hosts the baseline)
-#   BENCH_HTTP_CONSUMERS=4,32      MAILROOM_CONSUMERS values of the HTTP runs (empty: none)
+#   BENCH_HTTP_CONSUMERS=4,16      MAILROOM_CONSUMERS values of the HTTP runs (empty: none); each checks that as many
+#                                  calls reach the stub at once
+#   BENCH_DATABASES=h2,postgresql  every figure on each (PostgreSQL started as the tests start it)
+#   BENCH_PORT_OFFSET=300          WildFly's port offset
+#   BENCH_README=bench/README.md   where the generated table goes (between its markers; empty: nowhere)
+#   BENCH_CHART=bench/send-throughput.png   the chart
 #   BENCH_LATENCY_MS=50            the stub provider's latency
 #   BENCH_MIXED_N=                 good jobs per run of the permanent-failure figure (default min(N, 1000); 0: skip it)
 #   BENCH_SKIP_BUILD=1             reuse target-bench/ as it is (it must have been built)
@@ -85,9 +90,13 @@ set +e
   -Dbench.server-home="$server_home" \
   -Dbench.work-dir="$build_dir/bench-work" \
   -Dbench.pid-file="$pid_file" \
-  -Dbench.port-offset=300 \
+  -Dbench.port-offset="${BENCH_PORT_OFFSET:-300}" \
   -Dbench.consumers="${BENCH_CONSUMERS-4,2,8}" \
-  -Dbench.http-consumers="${BENCH_HTTP_CONSUMERS-4,32}" \
+  -Dbench.http-consumers="${BENCH_HTTP_CONSUMERS-4,16}" \
+  -Dbench.databases="${BENCH_DATABASES:-h2,postgresql}" \
+  -Dbench.readme="${BENCH_README-$root/bench/README.md}" \
+  -Dbench.chart="${BENCH_CHART:-$root/bench/send-throughput.png}" \
+  -Dbench.commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')" \
   -Dbench.latency-ms="${BENCH_LATENCY_MS:-50}" \
   -Dbench.mixed-n="${BENCH_MIXED_N:-}" \
   dev.mailroom.bench.SendBench "$n"

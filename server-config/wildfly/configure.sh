@@ -80,6 +80,20 @@ case "${MAILROOM_DB_URL:-}" in
 esac
 CONF
 fi
+# The connection pool follows the consumer counts at boot: each concurrent delivery may hold two
+# connections (its own and a REQUIRES_NEW one), plus 10 for the background work (sweeper, monitors, API);
+# never below the former fixed 30. MAILROOM_DB_POOL_MAX, when set, wins.
+if ! grep -q 'mailroom: connection pool' "$conf"; then
+  cat >> "$conf" <<'CONF'
+
+# mailroom: connection pool sized from MAILROOM_CONSUMERS + MAILROOM_BULK_CONSUMERS unless MAILROOM_DB_POOL_MAX is set
+if [ -z "${MAILROOM_DB_POOL_MAX:-}" ]; then
+  mailroom_pool=$(( 2 * (${MAILROOM_CONSUMERS:-4} + ${MAILROOM_BULK_CONSUMERS:-2}) + 10 ))
+  [ "$mailroom_pool" -lt 30 ] && mailroom_pool=30
+  export MAILROOM_DB_POOL_MAX="$mailroom_pool"
+fi
+CONF
+fi
 
 if [ -n "$war" ]; then
   rm -f "$home/standalone/deployments/mailroom.war"*

@@ -25,12 +25,15 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
 import dev.mailroom.it.support.ApiClient;
 import dev.mailroom.it.support.JmsClient;
+import dev.mailroom.it.support.PostgresServer;
 import dev.mailroom.it.support.WildFlyServer;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
@@ -62,7 +65,13 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  *       answers 422 {@code invalid_recipient} (each must end {@code bounced_permanent} after one provider call); the
  *       figure is the good-job rate of the mixed run as a ratio to the clean one (target &ge; 0.9).</li>
  * </ol>
- * A warm-up (not timed) precedes every measured run. Exits 1 if any run lost, duplicated or failed jobs or timed out.
+ * Every server start also deploys the naive baseline bean ({@code dev.mailroom.bench.naive}, packaged by {@link NaiveWar})
+ * and measures it after Mailroom at the same concurrency, on queue {@code bench.naive} with mail.send's settings; each
+ * figure runs on H2 and on PostgreSQL ({@code bench.databases}). The 50 ms runs check that as many calls as consumers
+ * reach the stub at once. At the end: the summary lines (issue 13 item 5), the table between the markers of
+ * {@code bench.readme} and the chart {@code bench.chart} (item 6).
+ * A warm-up (not timed) precedes every measured run. Exits 1 if any run lost, duplicated or failed jobs or timed out,
+ * or reached fewer concurrent provider calls than configured.
  *
  * <p>Arguments: {@code [N]}. System properties: {@code bench.server-home}, {@code bench.work-dir},
  * {@code bench.port-offset} (300), {@code bench.consumers} (sandbox runs, {@code 4,2,8}; the first one also hosts
@@ -75,6 +84,11 @@ public final class SendBench {
 
     private static final String SEND_QUEUE = "mail.send";
     private static final String BASELINE_QUEUE = "bench.baseline";
+    /** The naive bean's queue: mail.send's address settings, its own DLQ (added to the bench's server config). */
+    private static final String NAIVE_QUEUE = "bench.naive";
+    private static final String NAIVE_WAR = "naive-mdb.war";
+    static final String H2 = "H2";
+    static final String POSTGRESQL = "PostgreSQL";
     private static final String MESSAGING = "/subsystem=messaging-activemq/server=default";
     private static final String CONFIG = "standalone-bench.xml";
     private static final int BODY_BYTES = 1024;
@@ -92,6 +106,13 @@ public final class SendBench {
     private final long latencyMs;
     private final int mixedN;
     private final Path pidFile;
+    private final List<String> databases;
+    private final Path readme;
+    private final Path chart;
+    private final String commit;
+    private final List<Point> points = new ArrayList<>();
+    private final List<String> checks = new ArrayList<>();
+    private Path naiveWar;
     private final String nonce = Long.toString(System.currentTimeMillis(), 36);
     private final HttpClient http = HttpClient.newBuilder().proxy(HttpClient.Builder.NO_PROXY)
             .connectTimeout(Duration.ofSeconds(5)).build();
@@ -117,6 +138,20 @@ public final class SendBench {
         this.mixedN = mixed.isBlank() ? Math.min(n, 1000) : Integer.parseInt(mixed.trim());
         String pid = System.getProperty("bench.pid-file", "");
         this.pidFile = pid.isBlank() ? null : Path.of(pid).toAbsolutePath();
+        this.databases = new ArrayList<>();
+        for (String db : System.getProperty("bench.databases", "h2,postgresql").split(",")) {
+            switch (db.trim().toLowerCase(Locale.ROOT)) {
+                case "h2" -> databases.add(H2);
+                case "postgresql", "postgres" -> databases.add(POSTGRESQL);
+                case "" -> { }
+                default -> throw new IllegalArgumentException("bench.databases: unknown database '" + db + "'");
+            }
+        }
+        String readmeProp = System.getProperty("bench.readme", "");
+        this.readme = readmeProp.isBlank() ? null : Path.of(readmeProp).toAbsolutePath();
+        String chartProp = System.getProperty("bench.chart", "");
+        this.chart = chartProp.isBlank() ? work.resolve("send-throughput.png") : Path.of(chartProp).toAbsolutePath();
+        this.commit = System.getProperty("bench.commit", "?");
     }
 
     public static void main(String[] args) {
@@ -150,64 +185,47 @@ public final class SendBench {
                 + mixedN + ", port offset " + offset
                 + ", work dir " + work);
 
+        naiveWar = NaiveWar.build(work.resolve(NAIVE_WAR));
         boolean first = true;
-        for (int consumers : sandboxConsumers) {
-            startServer("sandbox-c" + consumers, Map.of("MAILROOM_CONSUMERS", Integer.toString(consumers)), consumers);
-            if (first) {
-                readPoolSettings();
-                baseline();
-                first = false;
-            }
-            mailroomRun("Mailroom sandbox, 0 ms", consumers, null, n, false);
-            stopCurrent();
-        }
-        if (!httpConsumers.isEmpty()) {
-            try (ProviderStub stub = new ProviderStub(latencyMs, 256)) {
-                double[] check = stub.selfCheck(20);
-                String note = String.format(Locale.ROOT, "provider stub at %s: %d ms configured, a JDK HttpClient sees "
-                        + "p50 %.1f ms, max %.1f ms (20 sequential POSTs)", stub.baseUrl(), latencyMs, check[0], check[1]);
-                notes.add(note);
-                log(note);
-                for (int consumers : httpConsumers) {
-                    Map<String, String> env = new LinkedHashMap<>();
-                    env.put("MAILROOM_PROVIDER", "http");
-                    env.put("MAILROOM_HTTP_PROFILE", "generic");
-                    env.put("MAILROOM_HTTP_BASE_URL", stub.baseUrl());
-                    env.put("MAILROOM_CONSUMERS", Integer.toString(consumers));
-                    startServer("http-c" + consumers, env, consumers);
-                    if (mdbPoolSize == null) {
-                        readPoolSettings();
-                    }
-                    mailroomRun("Mailroom http, " + latencyMs + " ms", consumers, stub, n, false);
-                    stopCurrent();
-                }
-            }
-        }
-        if (mixedN > 0) {
-            // good-job throughput with 10% permanently failing jobs, as a ratio to a clean run on the same server
-            try (ProviderStub stub = new ProviderStub(0, 64)) {
-                Map<String, String> env = new LinkedHashMap<>();
-                env.put("MAILROOM_PROVIDER", "http");
-                env.put("MAILROOM_HTTP_PROFILE", "generic");
-                env.put("MAILROOM_HTTP_BASE_URL", stub.baseUrl());
-                // a server start of its own for each run (fresh data dir, same warm-up): on one server the second
-                // run was measured with a warmer JIT and a bigger database than the first
-                startServer("http0-clean", env, 4);
-                if (mdbPoolSize == null) {
+        for (String db : databases) {
+            for (int consumers : sandboxConsumers) {
+                startServer("sandbox-c" + consumers + "-" + db, Map.of("MAILROOM_CONSUMERS", Integer.toString(consumers)),
+                        consumers, db);
+                if (first) {
                     readPoolSettings();
+                    baseline();
+                    first = false;
                 }
-                double clean = mailroomRun("Mailroom http 0 ms, clean", 4, stub, mixedN, false);
+                Result mailroom = mailroomRun("Mailroom sandbox, 0 ms", consumers, null, n, false);
+                Result naive = naiveRun("Naive MDB sandbox, 0 ms", consumers, null, n);
+                points.add(new Point(db, "sandbox", 0, consumers, mailroom, naive));
                 stopCurrent();
-                startServer("http0-mixed", env, 4);
-                double mixed = mailroomRun("Mailroom http 0 ms, 10% failing", 4, stub, mixedN, true);
-                stopCurrent();
-                double ratio = mixed / clean;
-                String note = String.format(Locale.ROOT, "permanent failures mixed in (HTTP provider, 0 ms stub, 4 "
-                        + "consumers, one server start per run): good-job rate %.1f jobs/s with 10%% of jobs failing "
-                        + "permanently vs %.1f jobs/s clean, mixed/clean = %.2f, target >= 0.9: %s", mixed, clean, ratio,
-                        ratio >= 0.9 ? "met" : "MISSED");
-                notes.add(note);
-                log(note);
+            }
+            if (!httpConsumers.isEmpty()) {
+                try (ProviderStub stub = new ProviderStub(latencyMs, 256)) {
+                    double[] check = stub.selfCheck(20);
+                    String note = String.format(Locale.ROOT, "provider stub at %s: %d ms configured, a JDK HttpClient "
+                            + "sees p50 %.1f ms, max %.1f ms (20 sequential POSTs)", stub.baseUrl(), latencyMs, check[0],
+                            check[1]);
+                    notes.add(note);
+                    log(note);
+                    for (int consumers : httpConsumers) {
+                        Map<String, String> env = httpEnv(stub);
+                        env.put("MAILROOM_CONSUMERS", Integer.toString(consumers));
+                        startServer("http-c" + consumers + "-" + db, env, consumers, db);
+                        if (mdbPoolSize == null) {
+                            readPoolSettings();
+                        }
+                        Result mailroom = mailroomRun("Mailroom http, " + latencyMs + " ms", consumers, stub, n, false);
+                        checkConcurrency(db, consumers, mailroom);
+                        Result naive = naiveRun("Naive MDB http, " + latencyMs + " ms", consumers, stub, n);
+                        points.add(new Point(db, "http " + latencyMs + " ms", latencyMs, consumers, mailroom, naive));
+                        stopCurrent();
+                    }
+                }
+            }
+            if (mixedN > 0) {
+                mixedFigure(db);
             }
         }
         String report = report(Duration.between(begin, Instant.now()));
@@ -217,7 +235,61 @@ public final class SendBench {
         } catch (IOException e) {
             log("could not write results.txt: " + e);
         }
+        writeReadmeAndChart(begin);
         return failures.isEmpty() ? 0 : 1;
+    }
+
+    private static Map<String, String> httpEnv(ProviderStub stub) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("MAILROOM_PROVIDER", "http");
+        env.put("MAILROOM_HTTP_PROFILE", "generic");
+        env.put("MAILROOM_HTTP_BASE_URL", stub.baseUrl());
+        return env;
+    }
+
+    /** Good-job throughput with 10% permanently failing jobs, as a ratio to a clean run (a server start each). */
+    private void mixedFigure(String db) {
+        try (ProviderStub stub = new ProviderStub(0, 64)) {
+            Map<String, String> env = httpEnv(stub);
+            // a server start of its own for each run (fresh data dir, same warm-up): on one server the second
+            // run was measured with a warmer JIT and a bigger database than the first
+            startServer("http0-clean-" + db, env, 4, db);
+            if (mdbPoolSize == null) {
+                readPoolSettings();
+            }
+            double clean = mailroomRun("Mailroom http 0 ms, clean", 4, stub, mixedN, false).rate();
+            stopCurrent();
+            startServer("http0-mixed-" + db, env, 4, db);
+            double mixed = mailroomRun("Mailroom http 0 ms, 10% failing", 4, stub, mixedN, true).rate();
+            stopCurrent();
+            double ratio = mixed / clean;
+            String note = String.format(Locale.ROOT, "permanent failures mixed in, %s (HTTP provider, 0 ms stub, 4 "
+                    + "consumers, one server start per run): good-job rate %.1f jobs/s with 10%% of jobs failing "
+                    + "permanently vs %.1f jobs/s clean, mixed/clean = %.2f, target >= 0.9: %s", db, mixed, clean, ratio,
+                    ratio >= 0.9 ? "met" : "MISSED");
+            notes.add(note);
+            log(note);
+            checks.add(String.format(Locale.ROOT, "Good-job throughput 10%% failing / clean, http 0 ms, 4 consumers, %s: "
+                    + "%.2f", db, ratio));
+        }
+    }
+
+    /**
+     * Item 2 of issue 13, checked: with a provider latency, every configured consumer must be calling the provider at
+     * once at some point (the stub's own count of concurrent requests), and the rate is compared with the ceiling.
+     */
+    private void checkConcurrency(String db, int consumers, Result r) {
+        boolean met = r.peakAtProvider() >= consumers;
+        String line = String.format(Locale.ROOT, "Concurrent calls at the provider, http %d ms, %d consumers, %s: %d (%s)",
+                latencyMs, consumers, db, r.peakAtProvider(), met ? "met" : "MISSED: fewer than configured");
+        checks.add(line);
+        double ceiling = consumers / (latencyMs / 1000.0);
+        checks.add(String.format(Locale.ROOT, "Throughput / ceiling, http %d ms, %d consumers, %s: %.2f", latencyMs,
+                consumers, db, r.rate() / ceiling));
+        log(line);
+        if (!met) {
+            fail(line);
+        }
     }
 
     /** The broker's own ceiling: one transacted consumer, commit after every message, same address settings. */
@@ -357,7 +429,7 @@ public final class SendBench {
      * One measured Mailroom run on the current server: pause mail.send, produce N jobs, resume (clock starts), wait
      * until the queue is empty (clock stops), then check the counts.
      */
-    private double mailroomRun(String figure, int consumers, ProviderStub stub, int n, boolean mixed) {
+    private Result mailroomRun(String figure, int consumers, ProviderStub stub, int n, boolean mixed) {
         Running s = current;
         String label = (stub == null ? "sandbox" : "http" + stub.latencyMillis() + "ms") + "-c" + consumers
                 + (mixed ? "-mixed" : "");
@@ -370,7 +442,7 @@ public final class SendBench {
         s.jms.sendAll(SEND_QUEUE, jobs(label + "-w", warmup, mixed));
         awaitCounter(w0, "jobs", "sent_to_provider", warmup,
                 Duration.ofSeconds(60 + warmup * (stub == null ? 1 : stub.latencyMillis()) / 100));
-        awaitQueueEmpty(s, Duration.ofSeconds(30));
+        awaitEmpty(SEND_QUEUE, () -> queue(s), Duration.ofSeconds(30));
 
         Map<String, Double> before = counters();
         // a runtime-queue: the broker creates the send queues (server-config/wildfly/send-queue-mail.send.cli)
@@ -509,14 +581,14 @@ public final class SendBench {
         details.append("; ").append(cpu0.until(cpu1, total, sec));
         details.append(String.format(Locale.ROOT, "; produced beforehand in %.1f s; load avg %s -> %s", produceSec,
                 load0, load1));
-        rows.add(new Row(figure + ", " + consumers + " consumers", rate, "jobs/s", rate / baselineRate,
+        rows.add(new Row(figure + ", " + consumers + " consumers, " + s.db, rate, "jobs/s", rate / baselineRate,
                 params.toString(), details.toString(), String.join("; ", problems)));
         log(String.format(Locale.ROOT, "%s: %d good jobs (+%d failing) in %.2f s = %.0f good jobs/s %s", label, n,
                 failing, sec, rate, problems.isEmpty() ? "(all counted once)" : "PROBLEMS " + problems));
         if (!problems.isEmpty()) {
             fail(label + ": " + problems);
         }
-        return rate;
+        return new Result(rate, cpu0.msPerItem(cpu1, total), peakRequests);
     }
 
     /** {@code count} good jobs; if {@code mixed}, after every 9th one a job the stub fails (count / 9 of them). */
@@ -537,6 +609,109 @@ public final class SendBench {
                 + "\"}";
     }
 
+    /** The naive queue's figures, from the broker (the naive bean has no API). */
+    private Figures naiveQueue(Running s) {
+        JsonNode q = s.cli.op(MESSAGING + "/runtime-queue=" + NAIVE_QUEUE + ":read-resource(include-runtime=true)");
+        return new Figures(q.path("message-count").asLong(), q.path("delivering-count").asLong(),
+                q.path("scheduled-count").asLong(), q.path("consumer-count").asLong(), 0);
+    }
+
+    /** {@code rows distinct} of naive_mail for a message_id prefix, from the naive WAR's count servlet. */
+    private long[] naiveCount(Running s, String prefix) {
+        URI uri = URI.create(s.server.baseUrl().replaceFirst("/mailroom/?$", "") + "/naive-mdb/count?prefix=" + prefix);
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new IllegalStateException("GET " + uri + " answered " + r.statusCode() + ": " + r.body());
+            }
+            String[] parts = r.body().trim().split("\\s+");
+            return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
+        } catch (IOException e) {
+            throw new UncheckedIOException("GET " + uri + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The naive bean at the same concurrency on the same server and queue settings, measured as Mailroom is: warm-up,
+     * pause its queue, produce the same jobs, resume (clock starts), until the queue holds nothing (clock stops). Then:
+     * exactly N rows, N distinct message ids, nothing left, and (HTTP) exactly N requests with N keys at the stub.
+     */
+    private Result naiveRun(String figure, int consumers, ProviderStub stub, int n) {
+        Running s = current;
+        String label = "naive-" + (stub == null ? "sandbox" : "http" + stub.latencyMillis() + "ms") + "-c" + consumers;
+        List<String> problems = new ArrayList<>();
+        s.jms.sendAll(NAIVE_QUEUE, jobs(label + "-w", warmup, false));
+        awaitEmpty(NAIVE_QUEUE, () -> naiveQueue(s),
+                Duration.ofSeconds(60 + warmup * (stub == null ? 1 : stub.latencyMillis()) / 100));
+
+        s.cli.op(MESSAGING + "/runtime-queue=" + NAIVE_QUEUE + ":pause");
+        s.jms.sendAll(NAIVE_QUEUE, jobs(label, n, false));
+        Figures loaded = naiveQueue(s);
+        if (loaded.depth != n) {
+            problems.add("after producing " + n + " jobs on the paused queue its depth is " + loaded.depth);
+        }
+        if (stub != null) {
+            stub.reset();
+        }
+        Cpu cpu0 = Cpu.sample(s.server);
+        long t0 = System.nanoTime();
+        s.cli.op(MESSAGING + "/runtime-queue=" + NAIVE_QUEUE + ":resume");
+        long timeoutNanos = Duration.ofSeconds(60).toNanos()
+                + (long) n * Duration.ofMillis(stub == null ? 20 : Math.max(20, stub.latencyMillis())).toNanos();
+        long t1;
+        Duration nextPoll = POLL;
+        while (true) {
+            sleep(nextPoll);
+            Figures f = naiveQueue(s);
+            t1 = System.nanoTime();
+            nextPoll = nextPoll(n, f.depth, t1 - t0);
+            if (f.depth == 0 && f.inFlight == 0 && f.scheduled == 0) {
+                break;
+            }
+            if (t1 - t0 > timeoutNanos) {
+                problems.add(String.format(Locale.ROOT, "TIMED OUT after %.0f s: %s", seconds(t1 - t0), f));
+                break;
+            }
+        }
+        double sec = seconds(t1 - t0);
+        Cpu cpu1 = Cpu.sample(s.server);
+        // the warm-up's ids ("<label>-w-<i>") share the measured run's prefix ("<label>-<i>"): count both, subtract
+        long[] all = naiveCount(s, "bench-" + nonce + "-" + label + "-");
+        long[] warm = naiveCount(s, "bench-" + nonce + "-" + label + "-w-");
+        long[] counted = {all[0] - warm[0], all[1] - warm[1]};
+        if (warm[0] != warmup || counted[0] != n || counted[1] != n) {
+            problems.add("naive_mail holds " + counted[0] + " rows with " + counted[1] + " distinct message ids, expected "
+                    + n + " (warm-up " + warm[0] + " of " + warmup + ")");
+        }
+        int peak = -1;
+        if (stub != null) {
+            peak = stub.peakConcurrency();
+            if (stub.requests() != n || stub.distinctKeys() != n || stub.unexpected() != 0) {
+                problems.add("provider stub received " + stub.requests() + " requests with " + stub.distinctKeys()
+                        + " distinct idempotency keys (" + stub.unexpected() + " unexpected), expected " + n);
+            }
+        }
+        JsonNode mdb = s.cli.op("/deployment=" + NAIVE_WAR + "/subsystem=ejb3/message-driven-bean=NaiveSendConsumer"
+                + ":read-resource(include-runtime=true)");
+        double rate = n / sec;
+        String details = String.format(Locale.ROOT, "%d jobs in %.2f s; peak concurrent onMessage %d, MDB pool max %d%s; %s",
+                n, sec, mdb.path("peak-concurrent-invocations").asLong(-1), mdb.path("pool-max-size").asLong(-1),
+                stub == null ? "" : "; provider stub: peak " + peak + " concurrent requests", cpu0.until(cpu1, n, sec));
+        rows.add(new Row(figure + ", " + consumers + " consumers, " + s.db, rate, "jobs/s", rate / baselineRate,
+                "MAILROOM_CONSUMERS=" + consumers + " (maxSession and pool), one JPA insert + provider call per job",
+                details, String.join("; ", problems)));
+        log(String.format(Locale.ROOT, "%s: %d jobs in %.2f s = %.0f jobs/s %s", label, n, sec, rate,
+                problems.isEmpty() ? "(all counted once)" : "PROBLEMS " + problems));
+        if (!problems.isEmpty()) {
+            fail(label + ": " + problems);
+        }
+        return new Result(rate, cpu0.msPerItem(cpu1, n), peak);
+    }
+
     /** Pads a prefix with ASCII text to {@code length} characters (bytes). */
     private static String pad(String prefix, int length) {
         StringBuilder b = new StringBuilder(length).append(prefix);
@@ -550,44 +725,90 @@ public final class SendBench {
 
     // ------------------------------------------------------------------ server
 
-    private void startServer(String name, Map<String, String> env, int consumers) {
+    private void startServer(String name, Map<String, String> env, int consumers, String db) {
         Path cfgDir = home.resolve("standalone/configuration");
         try {
             // a fresh copy each start: management changes (the baseline queue) never reach standalone-mailroom.xml
-            Files.copy(cfgDir.resolve("standalone-mailroom.xml"), cfgDir.resolve(CONFIG), StandardCopyOption.REPLACE_EXISTING);
+            Files.writeString(cfgDir.resolve(CONFIG), withNaiveQueue(Files.readString(cfgDir.resolve("standalone-mailroom.xml"))));
         } catch (IOException e) {
             throw new UncheckedIOException("no configured server at " + home + " (run mvn package -Dbuild.dir=...)", e);
         }
         Path dir = work.resolve(name);
+        Map<String, String> environment = new LinkedHashMap<>(env);
+        PostgresServer pg = null;
+        if (POSTGRESQL.equals(db)) {
+            // as the tests start it (it.support.PostgresServer): a fresh instance per server start, like H2's fresh file
+            pg = PostgresServer.start(work.resolve(name + "-postgres"), false);
+            environment.put("MAILROOM_DB_URL", pg.jdbcUrl());
+            environment.put("MAILROOM_DB_USER", pg.user());
+            environment.put("MAILROOM_DB_PASSWORD", pg.password());
+            environment.put("MAILROOM_DB_DRIVER", "postgresql");
+        }
         WildFlyServer server = WildFlyServer.builder(home)
                 .config(CONFIG)
                 .portOffset(offset)
                 .baseDir(dir)
                 .contextRoot("/mailroom")
                 .readinessUrl("http://127.0.0.1:" + (8080 + offset) + "/mailroom/api/v1/health")
-                .bootTimeout(Duration.ofSeconds(240))
-                .environment(env)
+                .bootTimeout(Duration.ofSeconds(600))
+                .environment(environment)
                 // peak-concurrent-invocations of the MDB: the concurrency actually reached
                 .systemProperty("wildfly.ejb3.statistics-enabled", "true")
                 .build();
-        log("starting WildFly '" + name + "' with " + env);
-        current = new Running(server, null, null, null);
+        log("starting WildFly '" + name + "' (" + db + ") with " + env);
+        current = new Running(server, null, null, null, pg, db);
         server.start();
         server.javaPid().ifPresent(pid -> writePid(Long.toString(pid)));
         JbossCli cli = openCli(server, dir.resolve("log/jboss-cli.log"));
-        current = new Running(server, cli, JmsClient.forPort(server.artemisPort()), new ApiClient(server.baseUrl()));
+        current = new Running(server, cli, JmsClient.forPort(server.artemisPort()), new ApiClient(server.baseUrl()), pg,
+                db);
+        awaitConsumers(SEND_QUEUE, consumers, () -> queue(current).consumers);
+        // the naive bean beside Mailroom, same server, same concurrency (maxSession and pool from MAILROOM_CONSUMERS)
+        cli.op("/deployment=" + NAIVE_WAR + ":add(content=[{url=\"" + naiveWar.toUri() + "\"}], enabled=true)",
+                Duration.ofSeconds(600));
+        awaitConsumers(NAIVE_QUEUE, consumers, () -> naiveQueue(current).consumers);
+        log("WildFly '" + name + "' ready in " + server.lastBootTime().toMillis() + " ms, " + consumers
+                + " consumers on " + SEND_QUEUE + " and on " + NAIVE_QUEUE);
+    }
+
+    private static void awaitConsumers(String queue, int expected, LongSupplier consumers) {
         // the MDB's sessions are the queue's consumers
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        Figures f = queue(current);
-        while (f.consumers != consumers && System.nanoTime() < deadline) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        long got = consumers.getAsLong();
+        while (got != expected && System.nanoTime() < deadline) {
             sleep(Duration.ofMillis(250));
-            f = queue(current);
+            got = consumers.getAsLong();
         }
-        if (f.consumers != consumers) {
-            throw new IllegalStateException(SEND_QUEUE + " has " + f.consumers + " consumers, expected " + consumers);
+        if (got != expected) {
+            throw new IllegalStateException(queue + " has " + got + " consumers, expected " + expected);
         }
-        log("WildFly '" + name + "' ready in " + server.lastBootTime().toMillis() + " ms, " + f.consumers
-                + " consumers on " + SEND_QUEUE);
+    }
+
+    /**
+     * The bench's copy of the configuration gets the naive bean's queue: a JNDI name like mail.send's and a copy of
+     * mail.send's address settings (its own DLQ), so both beans consume under the same queue settings.
+     */
+    static String withNaiveQueue(String xml) {
+        Matcher jms = Pattern.compile("(?m)^(\\s*)<external-jms-queue name=\"" + Pattern.quote(SEND_QUEUE) + "\"[^>]*/>")
+                .matcher(xml);
+        Matcher setting = Pattern.compile("(?m)^(\\s*)<address-setting name=\"" + Pattern.quote(SEND_QUEUE)
+                + "\"[^>]*/>").matcher(xml);
+        if (!jms.find() || !setting.find()) {
+            throw new IllegalStateException("standalone-mailroom.xml has no external-jms-queue or address-setting for "
+                    + SEND_QUEUE);
+        }
+        String naiveJms = jms.group(1) + "<external-jms-queue name=\"" + NAIVE_QUEUE + "\" entries=\"java:/jms/queue/"
+                + NAIVE_QUEUE + "\" enable-amq1-prefix=\"false\"/>";
+        String naiveSetting = setting.group().replace("name=\"" + SEND_QUEUE + "\"", "name=\"" + NAIVE_QUEUE + "\"")
+                .replace("\"DLQ." + SEND_QUEUE + "\"", "\"DLQ." + NAIVE_QUEUE + "\"");
+        StringBuilder b = new StringBuilder(xml);
+        // the later position first, so the earlier one stays valid
+        if (setting.end() > jms.end()) {
+            b.insert(setting.end(), "\n" + naiveSetting).insert(jms.end(), "\n" + naiveJms);
+        } else {
+            b.insert(jms.end(), "\n" + naiveJms).insert(setting.end(), "\n" + naiveSetting);
+        }
+        return b.toString();
     }
 
     /** A CLI session that answers; a busy machine can make the first connect time out, so it is tried thrice. */
@@ -608,14 +829,15 @@ public final class SendBench {
     }
 
     private void readPoolSettings() {
-        JsonNode pool = current.cli.op("/subsystem=ejb3/strict-max-bean-instance-pool=mdb-strict-max-pool"
+        // server-config/wildfly/mailroom.cli: SendConsumer's own pool, sized from MAILROOM_CONSUMERS at boot
+        JsonNode pool = current.cli.op("/subsystem=ejb3/strict-max-bean-instance-pool=mailroom-send"
                 + ":read-resource(include-runtime=true)");
-        mdbPoolSize = pool.path("derived-size").isMissingNode() || pool.path("derived-size").isNull()
-                ? pool.path("max-pool-size").asInt() : pool.path("derived-size").asInt();
-        String note = "MDB instance pool mdb-strict-max-pool: derive-size=" + pool.path("derive-size").asText()
-                + ", derived-size=" + pool.path("derived-size").asText() + ", max-pool-size attribute="
-                + pool.path("max-pool-size").asText() + " -> at most " + mdbPoolSize
-                + " concurrent onMessage calls, whatever MAILROOM_CONSUMERS (maxSession) says";
+        JsonNode size = current.cli.op("/subsystem=ejb3/strict-max-bean-instance-pool=mailroom-send"
+                + ":read-attribute(name=max-pool-size,resolve-expressions=true)");
+        mdbPoolSize = size.asInt();
+        String note = "MDB instance pool mailroom-send: max-pool-size " + pool.path("max-pool-size").asText() + " = "
+                + mdbPoolSize + " on this start, derive-size " + pool.path("derive-size").asText()
+                + " (one pool per MDB, sized from MAILROOM_CONSUMERS)";
         JsonNode ds = current.cli.op("/subsystem=datasources/data-source=MailroomDS:read-attribute(name=max-pool-size"
                 + ",resolve-expressions=true)");
         note += "; MailroomDS max-pool-size " + ds.asText();
@@ -643,6 +865,9 @@ public final class SendBench {
             s.server.close();
         } finally {
             writePid(null);
+            if (s.pg != null) {
+                s.pg.close();
+            }
         }
     }
 
@@ -743,15 +968,15 @@ public final class SendBench {
                 : new double[] {toIrrevocable / measured, providerCall / measured, measured};
     }
 
-    private void awaitQueueEmpty(Running s, Duration timeout) {
+    private static void awaitEmpty(String queue, Supplier<Figures> figures, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        Figures f = queue(s);
+        Figures f = figures.get();
         while ((f.depth != 0 || f.inFlight != 0 || f.scheduled != 0) && System.nanoTime() < deadline) {
             sleep(POLL);
-            f = queue(s);
+            f = figures.get();
         }
         if (f.depth != 0 || f.inFlight != 0 || f.scheduled != 0) {
-            throw new IllegalStateException(SEND_QUEUE + " not empty after the warm-up: " + f);
+            throw new IllegalStateException(queue + " not empty after the warm-up: " + f);
         }
     }
 
@@ -848,6 +1073,12 @@ public final class SendBench {
             return new Cpu(serverTicks, total, idle, iowait);
         }
 
+        /** Server CPU ms per item between this and a later sample (NaN when /proc cannot be read). */
+        double msPerItem(Cpu later, int items) {
+            return serverTicks >= 0 && later.serverTicks >= 0 ? 10.0 * (later.serverTicks - serverTicks) / items
+                    : Double.NaN;
+        }
+
         /** "server CPU 12.3 ms/item (87% of 2 cores); machine busy 95%, iowait 2%" between this and a later sample. */
         String until(Cpu later, int items, double seconds) {
             StringBuilder b = new StringBuilder();
@@ -883,7 +1114,19 @@ public final class SendBench {
         final List<String> problems = new ArrayList<>();
     }
 
-    private record Running(WildFlyServer server, JbossCli cli, JmsClient jms, ApiClient api) {
+    private record Running(WildFlyServer server, JbossCli cli, JmsClient jms, ApiClient api, PostgresServer pg,
+                           String db) {
+    }
+
+    /** One measured run: jobs (messages) per second, server CPU ms per job, peak concurrent requests at the stub. */
+    record Result(double rate, double cpuMs, int peakAtProvider) {
+    }
+
+    /** Mailroom and the naive bean at one provider, concurrency and database, measured on the same server. */
+    record Point(String db, String provider, long latencyMs, int consumers, Result mailroom, Result naive) {
+        double ratio() {
+            return mailroom.rate() / naive.rate();
+        }
     }
 
     private String report(Duration total) {
@@ -911,6 +1154,92 @@ public final class SendBench {
         b.append(String.format(Locale.ROOT, "total %.0f s; %s%n", total.toMillis() / 1000.0,
                 failures.isEmpty() ? "every job of every run was counted exactly once" : "FAILED: " + failures));
         b.append("=".repeat(110)).append('\n');
+        // issue 13 item 5: one figure a line, in a fixed form scripts can read, last in the output
+        for (String line : summaryLines()) {
+            b.append(line).append('\n');
+        }
+        return b.toString();
+    }
+
+    /** {@code CPU per job, sandbox, 4 consumers, H2: 20.3}, {@code Mailroom / naive MDB, ...: 0.45}, then the checks. */
+    private List<String> summaryLines() {
+        List<String> out = new ArrayList<>();
+        for (Point p : points) {
+            out.add(String.format(Locale.ROOT, "CPU per job, %s, %d consumers, %s: %.1f", p.provider(), p.consumers(),
+                    p.db(), p.mailroom().cpuMs()));
+        }
+        for (Point p : points) {
+            out.add(String.format(Locale.ROOT, "Mailroom / naive MDB, %s, %d consumers, %s: %.2f", p.provider(),
+                    p.consumers(), p.db(), p.ratio()));
+        }
+        out.addAll(checks);
+        return out;
+    }
+
+    /**
+     * Issue 13 item 6: the table between the markers in bench/README.md (bench.readme) rewritten from this run, and
+     * the chart (bench.chart) beside it.
+     */
+    private void writeReadmeAndChart(Instant begin) {
+        String title = String.format(Locale.ROOT, "Mailroom vs a naive MDB, N=%d, %s, load avg %s (commit %s)", n,
+                begin.toString().substring(0, 16).replace('T', ' ') + " UTC", loadAverage(), commit);
+        try {
+            SendChart.write(chart, points, title);
+            log("chart written to " + chart);
+        } catch (RuntimeException e) {
+            fail("could not write the chart " + chart + ": " + e);
+        }
+        if (readme == null) {
+            return;
+        }
+        String beginMarker = "<!-- bench/run.sh writes from here -->";
+        String endMarker = "<!-- bench/run.sh writes up to here -->";
+        try {
+            String text = Files.readString(readme);
+            int a = text.indexOf(beginMarker);
+            int z = text.indexOf(endMarker);
+            if (a < 0 || z < a) {
+                log("no markers in " + readme + ": table not written");
+                return;
+            }
+            Path dir = readme.getParent();
+            String chartRef = chart.startsWith(dir) ? dir.relativize(chart).toString() : chart.toString();
+            String block = beginMarker + "\n" + readmeTable(title) + "\n![throughput against concurrency](" + chartRef
+                    + ")\n\n";
+            Files.writeString(readme, text.substring(0, a) + block + text.substring(z));
+            log("table written to " + readme);
+        } catch (IOException e) {
+            fail("could not write " + readme + ": " + e);
+        }
+    }
+
+    private String readmeTable(String title) {
+        StringBuilder b = new StringBuilder();
+        b.append("Generated by `bash bench/run.sh ").append(n).append("`: ").append(title).append(". ")
+                .append(failures.isEmpty() ? "Every job of every run was counted exactly once."
+                        : "**FAILED**: " + String.join("; ", failures)).append("\n\n");
+        b.append("| provider | concurrency | database | Mailroom jobs/s | naive MDB jobs/s | Mailroom / naive "
+                + "| Mailroom CPU ms/job | naive CPU ms/job | peak calls at the provider, Mailroom / naive |\n");
+        b.append("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
+        for (Point p : points) {
+            b.append(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %.0f | %.2f | %.1f | %.1f | %s |%n",
+                    p.provider(), p.consumers(), p.db(), p.mailroom().rate(), p.naive().rate(), p.ratio(),
+                    p.mailroom().cpuMs(), p.naive().cpuMs(), p.latencyMs() == 0 ? "-"
+                            : p.mailroom().peakAtProvider() + " / " + p.naive().peakAtProvider()));
+        }
+        if (!Double.isNaN(baselineRate)) {
+            b.append(String.format(Locale.ROOT, "%nBroker ceiling (one transacted consumer, commit per message, same "
+                    + "address settings): %.0f msg/s.%n", baselineRate));
+        }
+        for (String note : notes) {
+            if (note.startsWith("permanent failures")) {
+                b.append("\n").append(note).append('.').append("\n");
+            }
+        }
+        b.append("\nSummary lines (the end of the output):\n\n");
+        for (String line : summaryLines()) {
+            b.append("    ").append(line).append('\n');
+        }
         return b.toString();
     }
 

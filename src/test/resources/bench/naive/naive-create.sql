@@ -1,0 +1,1 @@
+create table if not exists naive_mail (message_id varchar(200) primary key, from_address varchar(1000), to_addresses varchar(20000), subject varchar(2000), text_body varchar(1000000), sent_at timestamp with time zone)
