@@ -406,7 +406,7 @@ public final class ItEnvironment {
      * way an operator switches a node to a remote broker; skipped when the file is newer than the embedded
      * configuration the build wrote and was made for the same URL (a configure run costs 10-100 s here).
      */
-    static void configureRemote(Path serverHome, String brokerUrl) {
+    public static void configureRemote(Path serverHome, String brokerUrl) {
         Path cfg = serverHome.resolve("standalone/configuration");
         Path remote = cfg.resolve(REMOTE_CONFIG);
         Path marker = cfg.resolve(REMOTE_CONFIG + ".url");

@@ -583,7 +583,7 @@ public final class PostgresServer implements AutoCloseable {
         }
     }
 
-    static void deleteTree(Path root) throws IOException {
+    public static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
