@@ -284,13 +284,13 @@ public final class DeadLetterQueryBench {
                 + "dead_letters, first_failed_at, last_failed_at from dead_letter_group_count where dead_letters > 0";
         sql.put("groups status=open (counts)", groups + " and status = 'open'");
         sql.put("groups all (counts)", groups);
-        sql.put("groups all, 24 whole hours (hourly counts)", "select source_queue, reason, failure_class, error_type,"
-                + " error_fingerprint, consumer_version, dead_letters, first_failed_at, last_failed_at from"
-                + " dead_letter_group_hour where dead_letters > 0 and bucket >= " + (hour - 23) + "");
-        sql.put("groups all, 7 d of whole hours (hourly counts)", "select source_queue, reason, failure_class,"
-                + " error_type, error_fingerprint, consumer_version, dead_letters, first_failed_at, last_failed_at from"
-                + " dead_letter_group_hour where dead_letters > 0 and bucket >= " + (hour - 14 * 24) + " and bucket < "
-                + (hour - 7 * 24));
+        String hourGroups = "select source_queue, reason, failure_class, error_type, error_fingerprint,"
+                + " consumer_version, sum(dead_letters), min(first_failed_at), max(last_failed_at) from"
+                + " dead_letter_group_hour where dead_letters > 0 and ";
+        String byGroup = " group by 1, 2, 3, 4, 5, 6";
+        sql.put("groups all, 24 whole hours (hourly counts)", hourGroups + "bucket >= " + (hour - 23) + byGroup);
+        sql.put("groups all, 7 d of whole hours (hourly counts)", hourGroups + "bucket >= " + (hour - 14 * 24)
+                + " and bucket < " + (hour - 7 * 24) + byGroup);
         sql.put("groups all, last 24 h grouping the rows (before V18)", "select source_queue, reason, failure_class,"
                 + " error_type, error_fingerprint, consumer_version, count(*), min(failed_at), max(failed_at) from"
                 + " dead_letter where failed_at >= to_timestamp(" + (now.getEpochSecond() - 86400) + ") group by 1, 2,"
