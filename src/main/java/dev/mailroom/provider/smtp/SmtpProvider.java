@@ -17,8 +17,12 @@ import jakarta.mail.internet.MimeBodyPart;
 import jakarta.mail.internet.MimeMessage;
 import jakarta.mail.internet.MimeMultipart;
 import jakarta.mail.internet.MimeUtility;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.UnsupportedEncodingException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -35,6 +39,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.SocketFactory;
 import org.eclipse.angus.mail.smtp.SMTPAddressFailedException;
 import org.eclipse.angus.mail.smtp.SMTPSendFailedException;
 import org.eclipse.angus.mail.smtp.SMTPSenderFailedException;
@@ -75,6 +80,9 @@ public final class SmtpProvider implements MailProvider {
     private static final Pattern LEADING_ENHANCED = Pattern.compile("^\\d{3}[ -]([245]\\.\\d{1,3}\\.\\d{1,3})\\b");
     /** RFC 3463 enhanced code anywhere in the text, for relays that put it elsewhere. */
     private static final Pattern ANY_ENHANCED = Pattern.compile("\\b[245]\\.\\d{1,3}\\.\\d{1,3}\\b");
+
+    /** Every provider's sockets: the factory holds nothing but what each thread connected last. */
+    private static final RelaySockets RELAY_SOCKETS = new RelaySockets();
 
     private final SmtpSettings settings;
     private final Clock clock;
@@ -128,6 +136,7 @@ public final class SmtpProvider implements MailProvider {
             transport.connect(settings.host(), settings.port(),
                     settings.authenticates() ? settings.username() : null,
                     settings.authenticates() ? settings.password() : null);
+            transport.watch(RELAY_SOCKETS.claim());
             transport.sendMessage(message, envelope);
             String text = trimEnd(transport.getLastServerResponse());
             return new ProviderResponse(Status.ACCEPTED, NAME, String.valueOf(transport.getLastReturnCode()),
@@ -135,6 +144,7 @@ public final class SmtpProvider implements MailProvider {
         } catch (MessagingException e) {
             return outcomeOf(e, transport);
         } finally {
+            RELAY_SOCKETS.claim(); // a connect that failed half-way leaves nothing behind on this thread
             closeQuietly(transport);
         }
     }
@@ -275,7 +285,7 @@ public final class SmtpProvider implements MailProvider {
             // e.g. a 421/554 greeting or a refused EHLO+HELO: no SMTP*Exception, but the relay said no
             return rejected(String.valueOf(lastCode), transport.getLastServerResponse());
         }
-        Status status = transport.checkpointRan() ? Status.AMBIGUOUS : Status.NOT_CONNECTED;
+        Status status = transport.dotMayHaveReachedRelay() ? Status.AMBIGUOUS : Status.NOT_CONNECTED;
         return fault(status, e, networkFault != null ? networkFault : e);
     }
 
@@ -392,6 +402,9 @@ public final class SmtpProvider implements MailProvider {
         p.setProperty("mail.smtp.chunksize", "0");
         // No QUIT after a refused greeting: its 221 would overwrite the refusal we report.
         p.setProperty("mail.smtp.quitonsessionreject", "false");
+        // Our own plain sockets (an instance, so put, not setProperty): the transport looks at the relay's side
+        // of the connection right before the final dot (CheckpointingSmtpTransport#relayEndedTransaction).
+        p.put("mail.smtp.socketFactory", RELAY_SOCKETS);
         return p;
     }
 
@@ -418,15 +431,30 @@ public final class SmtpProvider implements MailProvider {
      * checkpoint runs right there. If the checkpoint throws, the transaction is abandoned: no QUIT is
      * written (inside DATA it would only be more message text) and the socket is just closed, so the
      * relay sees the connection end without the dot.
+     *
+     * <p>Passing the checkpoint is not yet passing the point of no return: the checkpoint commits to the
+     * database, which takes a while, and a relay that stops meanwhile (it closes its connections mid-DATA)
+     * never reads the dot. So after the checkpoint the transport looks whether the relay already ended the
+     * connection or spoke out of turn (a relay says nothing between 354 and the dot), and the dot counts as
+     * written only when its write succeeded: in both cases the relay cannot have the mail and the outcome is
+     * {@code NOT_CONNECTED}, not {@code AMBIGUOUS}. Only a failure after the dot was written stays ambiguous.
      */
     static final class CheckpointingSmtpTransport extends SMTPTransport {
         private final SendCheckpoint checkpoint;
         private volatile boolean checkpointRan;
         private volatile boolean abandoned;
+        private volatile boolean writingDot;
+        private volatile boolean dotWritten;
+        private volatile Socket relaySocket;
 
         CheckpointingSmtpTransport(Session session, URLName url, SendCheckpoint checkpoint) {
             super(session, url);
             this.checkpoint = checkpoint;
+        }
+
+        /** The plain socket of this connection (null: not ours, nothing is looked at before the dot). */
+        void watch(Socket socket) {
+            this.relaySocket = socket;
         }
 
         @Override
@@ -438,7 +466,18 @@ public final class SmtpProvider implements MailProvider {
                 throw t;
             }
             checkpointRan = true;
-            super.finishData();
+            String ended = relayEndedTransaction(relaySocket);
+            if (ended != null) {
+                abandoned = true;
+                throw new MessagingException("the relay " + ended + " before the final dot was written",
+                        new EOFException(ended));
+            }
+            writingDot = true;
+            try {
+                super.finishData();
+            } finally {
+                writingDot = false;
+            }
         }
 
         @Override
@@ -447,11 +486,90 @@ public final class SmtpProvider implements MailProvider {
                 throw new MessagingException("transaction abandoned before the final dot; not sending " + cmd);
             }
             super.sendCommand(cmd);
+            // the write (and flush) of the dot returned: from here on the relay may have the mail
+            if (writingDot) {
+                dotWritten = true;
+            }
         }
 
-        /** Whether the checkpoint ran, i.e. the final dot may have been written. */
+        /** Whether the checkpoint ran. */
         boolean checkpointRan() {
             return checkpointRan;
+        }
+
+        /** Whether the final dot was written, so the relay may have accepted the mail. */
+        boolean dotMayHaveReachedRelay() {
+            return checkpointRan && dotWritten;
+        }
+
+        /**
+         * Why the relay is no longer waiting for our dot ("closed the connection", "reset the connection",
+         * "spoke out of turn"), or null when it is quiet, as it should be between 354 and the dot. Reads at most
+         * one byte, with a 1 ms timeout; a byte read is never given back, the transaction is over then anyway.
+         */
+        static String relayEndedTransaction(Socket socket) {
+            if (socket == null || socket.isClosed()) {
+                return null;
+            }
+            try {
+                int timeout = socket.getSoTimeout();
+                socket.setSoTimeout(1);
+                try {
+                    return socket.getInputStream().read() < 0 ? "closed the connection" : "spoke out of turn";
+                } finally {
+                    socket.setSoTimeout(timeout);
+                }
+            } catch (SocketTimeoutException quiet) {
+                return null;
+            } catch (IOException e) {
+                return "reset the connection (" + e.getMessage() + ")";
+            }
+        }
+    }
+
+    /**
+     * The socket factory of this provider's session: plain sockets, as Angus would make them, each remembered
+     * for the thread that connected until {@link #claim} takes it (Angus connects on the calling thread).
+     */
+    static final class RelaySockets extends SocketFactory {
+        private final ThreadLocal<Socket> connected = new ThreadLocal<>();
+
+        /** The socket the calling thread's last connect made, forgotten here. */
+        Socket claim() {
+            Socket s = connected.get();
+            connected.remove();
+            return s;
+        }
+
+        private Socket remember(Socket s) {
+            connected.set(s);
+            return s;
+        }
+
+        @Override
+        public Socket createSocket() {
+            return remember(new Socket());
+        }
+
+        @Override
+        public Socket createSocket(String host, int port) throws IOException {
+            return remember(new Socket(host, port));
+        }
+
+        @Override
+        public Socket createSocket(String host, int port, InetAddress localHost, int localPort) throws IOException {
+            return remember(new Socket(host, port, localHost, localPort));
+        }
+
+        @Override
+        public Socket createSocket(InetAddress host, int port) throws IOException {
+            return remember(new Socket(host, port));
+        }
+
+        @Override
+        public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort)
+                throws IOException {
+            return remember(new Socket(address, port, localAddress, localPort));
         }
     }
 }

@@ -384,6 +384,43 @@ class SmtpProviderTest {
     }
 
     @Test
+    void aRelayStoppedWhileTheCheckpointCommitsNeverGetsTheDotSoTheSendIsNotConnected() {
+        // the chaos suite's relay outage: the relay stops (closing its connections mid-DATA) while the worker
+        // commits its checkpoint; the dot is then never written, and the relay has nothing
+        SmtpTestServer relay = SmtpTestServer.start();
+        try {
+            SendCheckpoint relayStopsMeanwhile = () -> {
+                checkpoint.beforeIrrevocableWrite();
+                relay.stopListening();
+            };
+
+            ProviderResponse r = provider(relay.port()).send(mail("m1", "k1"), relayStopsMeanwhile);
+
+            assertThat(r.status()).isEqualTo(Status.NOT_CONNECTED);
+            assertThat(r.text()).contains("before the final dot");
+            assertThat(checkpoint.calls()).isEqualTo(1);
+            assertThat(relay.awaitAbandoned(1, Duration.ofSeconds(5))).isTrue();
+            assertThat(relay.receivedCount()).isZero();
+        } finally {
+            relay.close();
+        }
+    }
+
+    @Test
+    void aRelayThatHangsUpAfter354IsNotConnectedAndNeverReadsTheDot() throws Exception {
+        try (ScriptedSmtp relay = new ScriptedSmtp("220 scripted ESMTP", line ->
+                line.toUpperCase().startsWith("DATA") ? "354 End data with <CR><LF>.<CR><LF>" + ScriptedSmtp.HANG_UP
+                        : "250 Ok")) {
+            ProviderResponse r = provider(relay.port()).send(mail("m1", "k1"), checkpoint);
+
+            assertThat(r.status()).isEqualTo(Status.NOT_CONNECTED);
+            assertThat(r.text()).contains("closed the connection before the final dot");
+            assertThat(checkpoint.calls()).isEqualTo(1);
+            assertThat(relay.lines()).doesNotContain(".");
+        }
+    }
+
+    @Test
     void aCheckpointThatThrowsMeansTheServerReceivesNothing() {
         IllegalStateException refused = new IllegalStateException("attempt could not be recorded");
         SendCheckpoint failing = () -> {
