@@ -44,7 +44,7 @@ final class ChaosLedger {
 
     /** One scenario's report line. {@code broken}: the invariants it broke, empty when it held. */
     record Line(String scenario, int jobs, int sent, int deadLettered, int lost, int duplicates,
-                double recoverySeconds, int unknown, List<String> broken) {
+                double recoverySeconds, int unknown, List<String> broken, double wallSeconds) {
 
         boolean held() {
             return lost == 0 && duplicates == 0 && broken.isEmpty();
@@ -59,6 +59,8 @@ final class ChaosLedger {
             m.put("lost", lost);
             m.put("duplicates", duplicates);
             m.put("recovery_seconds", Math.round(recoverySeconds * 10) / 10.0);
+            // what the scenario cost, from its start to its count (the CI budget is made of these)
+            m.put("wall_seconds", Math.round(wallSeconds * 10) / 10.0);
             return m;
         }
     }
@@ -66,6 +68,7 @@ final class ChaosLedger {
     private final PostgresServer postgres;
     private final SmtpTestServer smtp;
     private final List<Line> lines = new ArrayList<>();
+    private volatile java.time.Instant scenarioStart = java.time.Instant.now();
 
     ChaosLedger(PostgresServer postgres, SmtpTestServer smtp) {
         this.postgres = postgres;
@@ -108,6 +111,11 @@ final class ChaosLedger {
             out.put(id, byMessageId.getOrDefault(Jobs.smtpMessageId(id), 0));
         }
         return out;
+    }
+
+    /** A scenario starts now: its line's wall time counts from here. */
+    void scenarioStarted() {
+        scenarioStart = java.time.Instant.now();
     }
 
     /** Counts the scenario's jobs, checks the invariants, keeps and returns its report line. */
@@ -179,7 +187,8 @@ final class ChaosLedger {
         List<String> all = new ArrayList<>();
         broken.forEach((what, jobs) -> all.add(what + ": " + jobs.size() + " e.g. " + jobs.subList(0, Math.min(5, jobs.size()))));
         all.addAll(extraBroken);
-        return keep(new Line(scenario, ids.size(), sent, dead, lost, duplicates, recoverySeconds, unknown, all));
+        double wall = java.time.Duration.between(scenarioStart, java.time.Instant.now()).toMillis() / 1000.0;
+        return keep(new Line(scenario, ids.size(), sent, dead, lost, duplicates, recoverySeconds, unknown, all, wall));
     }
 
     synchronized Line keep(Line line) {
@@ -240,16 +249,16 @@ final class ChaosLedger {
     // ------------------------------------------------------------------ the report
 
     static String format(Line l) {
-        return String.format("%-34s %7d %7d %8d %6d %6d %9.1f %7d  %s", l.scenario(), l.jobs(), l.sent(),
-                l.deadLettered(), l.lost(), l.duplicates(), l.recoverySeconds(), l.unknown(),
+        return String.format("%-34s %7d %7d %8d %6d %6d %9.1f %7d %7.0f  %s", l.scenario(), l.jobs(), l.sent(),
+                l.deadLettered(), l.lost(), l.duplicates(), l.recoverySeconds(), l.unknown(), l.wallSeconds(),
                 l.held() ? "held" : "BROKEN " + l.broken());
     }
 
     /** The text table of every line so far, with the suite's wall time. */
     String table(double wallSeconds) {
         StringBuilder b = new StringBuilder();
-        b.append(String.format("%-34s %7s %7s %8s %6s %6s %9s %7s  %s%n", "scenario", "jobs", "sent", "dead", "lost",
-                "dups", "recovery", "unknown", "invariants"));
+        b.append(String.format("%-34s %7s %7s %8s %6s %6s %9s %7s %7s  %s%n", "scenario", "jobs", "sent", "dead", "lost",
+                "dups", "recovery", "unknown", "wall s", "invariants"));
         lines().forEach(l -> b.append(format(l)).append('\n'));
         b.append(String.format("chaos execution wall time (servers started once, scenarios in sequence): %.0f s%n",
                 wallSeconds));

@@ -187,6 +187,64 @@ public final class ArtemisBroker implements AutoCloseable {
                 + timeout.toSeconds() + " s; log " + runLog + ":\n" + PostgresServer.tail(runLog, 40));
     }
 
+    /** How long the broker's log is now: what {@link #awaitLogAfter} looks past. */
+    public long logLength() {
+        try {
+            return Files.exists(runLog) ? Files.size(runLog) : 0L;
+        } catch (IOException e) {
+            return 0L;
+        }
+    }
+
+    /**
+     * As {@link #awaitLog}, for any of these messages logged after the log was {@code from} bytes long (a restarted
+     * broker logs its messages again); returns the one found.
+     */
+    public String awaitLogAfter(long from, Duration timeout, String... anyOf) {
+        String text = String.join(" or ", anyOf);
+        Instant deadline = Instant.now().plus(timeout);
+        while (Instant.now().isBefore(deadline)) {
+            String log = logAfter(from);
+            for (String t : anyOf) {
+                if (log.contains(t)) {
+                    return t;
+                }
+            }
+            if (!isAlive()) {
+                throw new IllegalStateException("Artemis " + name + " exited while waiting for " + text + "; log "
+                        + runLog + ":\n" + PostgresServer.tail(runLog, 40));
+            }
+            sleep(POLL);
+        }
+        throw new IllegalStateException("Artemis " + name + " did not log " + text + " within "
+                + timeout.toSeconds() + " s; log " + runLog + ":\n" + PostgresServer.tail(runLog, 40));
+    }
+
+    private String logAfter(long from) {
+        try {
+            if (!Files.exists(runLog)) {
+                return "";
+            }
+            byte[] all = Files.readAllBytes(runLog);
+            int start = (int) Math.min(all.length, Math.max(0, from));
+            return new String(all, start, all.length - start, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /**
+     * Starts the broker again on its own instance after a {@link #killHard}: a primary (check-for-active-server)
+     * finds its backup active, copies its journal from it and fails back.
+     */
+    public synchronized void restart() {
+        if (isAlive()) {
+            throw new IllegalStateException("Artemis " + name + " is running");
+        }
+        start();
+        log("Artemis " + name + " started again");
+    }
+
     public boolean logContains(String text) {
         try {
             return Files.exists(runLog) && Files.readString(runLog, StandardCharsets.UTF_8).contains(text);

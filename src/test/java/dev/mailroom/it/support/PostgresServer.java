@@ -594,6 +594,22 @@ public final class PostgresServer implements AutoCloseable {
         }
     }
 
+    /** Copies the directory tree {@code from} to {@code to} (created; files there are replaced). */
+    public static void copyTree(Path from, Path to) {
+        try (Stream<Path> walk = Files.walk(from)) {
+            for (Path p : walk.toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("Could not copy " + from + " to " + to, e);
+        }
+    }
+
     /** Port the OS considers free on 127.0.0.1 right now. */
     static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket()) {
