@@ -63,6 +63,11 @@ sed -i 's/protocols=CORE,AMQP,STOMP,HORNETQ,MQTT,OPENWIRE/protocols=CORE/' "$etc
 # its backup dies (not shut itself down), and a restarted primary must first ask whether the backup has
 # taken over (and then fail back to it) instead of serving its stale journal.
 sed -i 's#<vote-on-replication-failure>true</vote-on-replication-failure>#<vote-on-replication-failure>false</vote-on-replication-failure>\n               <check-for-active-server>true</check-for-active-server>#' "$etc/broker.xml"
+# A backup that took over hands the service back when its primary returns (fail-back): the restarted primary finds
+# it active (check-for-active-server above), copies the journal back, and the backup stops for it and restarts as
+# its replica. Without this Artemis 2.40 answers "AMQ224056: Primary server will not fail-back automatically" and
+# the pair stays reversed.
+sed -i 's#<backup/>#<backup>\n               <allow-failback>true</allow-failback>\n            </backup>#' "$etc/broker.xml"
 # The Xms `artemis create` writes is fixed at 512M: never above the heap asked for
 sed -i "s/-Xms512M/-Xms${MAILROOM_ARTEMIS_MEMORY:-512M}/" "$etc/artemis.profile"
 
