@@ -55,8 +55,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  *
  * <p>Sizes are the issue's by default, and system properties (pom properties {@code chaos.*}) otherwise. The
  * poison flood runs beside the kill -9 run (its own queue, its own report line): the kills are bound by boot
- * times, the flood by the consumers, so together they cost the time of one. The primary broker is killed last:
- * everything after it would run on the backup alone.
+ * times, the flood by the consumers, so together they cost the time of one. The broker scenario fails over to the
+ * backup and back again, so the pair is whole after it as before.
  */
 @Tag("chaos")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
