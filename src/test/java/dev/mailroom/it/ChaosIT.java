@@ -706,8 +706,10 @@ class ChaosIT {
     private static void awaitDrained() {
         try {
             Jobs.awaitSendQueuesDrained(APIS.get(liveNode()), Duration.ofMinutes(1));
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
-            System.err.println("[chaos] send queues not drained within 1 min: " + e.getMessage());
+        } catch (org.awaitility.core.ConditionTimeoutException | AssertionError e) {
+            // best effort before the count (the count is the check): right after a fail-back the primary's console
+            // may not answer yet, and GET /api/v1/queues says 503 broker_unavailable
+            System.err.println("[chaos] send queues not seen drained within 1 min: " + e.getMessage());
         }
     }
 
