@@ -520,6 +520,38 @@ public class JobLedger {
         em.persist(new JobEvent(j.getId(), at, type, detail, JobEvent.SYSTEM));
     }
 
+    /** Timeline rows per multi-row insert: 5 bind parameters each, well under every database's limit. */
+    static final int EVENTS_PER_INSERT = 100;
+
+    /**
+     * Writes these timeline entries (not yet persisted), in this order, with one multi-row insert per
+     * {@value #EVENTS_PER_INSERT}. For a caller that writes many at once (the reconciliation: an entry per webhook
+     * event): {@code persist} would be one insert each, as Hibernate cannot batch inserts of identity ids, and the
+     * timeline is ordered by that id (a pooled sequence would not keep it in order across nodes). Nothing is read
+     * back: the entries stay unmanaged.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void events(List<JobEvent> entries) {
+        for (int from = 0; from < entries.size(); from += EVENTS_PER_INSERT) {
+            List<JobEvent> chunk = entries.subList(from, Math.min(entries.size(), from + EVENTS_PER_INSERT));
+            StringBuilder sql = new StringBuilder("insert into job_event (job_id, at, type, detail, actor) values ");
+            for (int i = 0; i < chunk.size(); i++) {
+                sql.append(i == 0 ? "" : ", ").append("(?").append(5 * i + 1).append(", ?").append(5 * i + 2)
+                        .append(", ?").append(5 * i + 3).append(", ?").append(5 * i + 4).append(", ?").append(5 * i + 5).append(')');
+            }
+            jakarta.persistence.Query insert = em.createNativeQuery(sql.toString());
+            for (int i = 0; i < chunk.size(); i++) {
+                JobEvent e = chunk.get(i);
+                insert.setParameter(5 * i + 1, e.getJobId())
+                        .setParameter(5 * i + 2, utc(e.getAt()))
+                        .setParameter(5 * i + 3, e.getType())
+                        .setParameter(5 * i + 4, e.getDetail())
+                        .setParameter(5 * i + 5, e.getActor());
+            }
+            insert.executeUpdate();
+        }
+    }
+
     @Transactional(Transactional.TxType.MANDATORY)
     public void moveTo(MailJob j, JobState state, Instant at) {
         j.moveTo(state, at);
