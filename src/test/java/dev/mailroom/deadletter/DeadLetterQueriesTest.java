@@ -297,60 +297,45 @@ class DeadLetterQueriesTest {
     }
 
     /**
-     * The whole hours of a window, in hour numbers (epoch seconds / 3600); null when it holds none. Days are the
-     * same arithmetic with another size ({@link #theWholeDaysOfAWindow}).
+     * The whole buckets of a tier in a window: hour numbers (epoch seconds / 3600) or day numbers (/ 86400, UTC
+     * days); null when it holds none.
      */
-    @org.junit.jupiter.params.ParameterizedTest(name = "[{0}, {1}) -> {2}")
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} [{1}, {2}) -> {3}")
     @org.junit.jupiter.params.provider.CsvSource(nullValues = "-", value = {
-        // from,                           to,                               whole hours [first, end)
-        "1970-01-01T01:00:00Z,             1970-01-01T03:00:00Z,             1:3",
-        "1970-01-01T00:59:59Z,             1970-01-01T03:00:01Z,             1:3",
-        "1970-01-01T01:00:00.000000001Z,   1970-01-01T03:00:00Z,             2:3",
-        "1970-01-01T01:00:01Z,             1970-01-01T02:59:59Z,             -",
-        "1970-01-01T01:10:00Z,             1970-01-01T01:50:00Z,             -",
-        "1970-01-01T01:00:00Z,             1970-01-01T01:00:00Z,             -",
-        "-,                                1970-01-01T02:30:00Z,             :2",
-        "1970-01-01T01:30:00Z,             -,                                2:",
-        "-,                                -,                                :",
-        "1969-12-31T22:30:00Z,             1970-01-01T00:00:00Z,             -1:0",
+        // tier,  from,                           to,                               whole buckets [first, end)
+        "HOURLY,  1970-01-01T01:00:00Z,             1970-01-01T03:00:00Z,             1:3",
+        "HOURLY,  1970-01-01T00:59:59Z,             1970-01-01T03:00:01Z,             1:3",
+        "HOURLY,  1970-01-01T01:00:00.000000001Z,   1970-01-01T03:00:00Z,             2:3",
+        "HOURLY,  1970-01-01T01:00:01Z,             1970-01-01T02:59:59Z,             -",
+        "HOURLY,  1970-01-01T01:10:00Z,             1970-01-01T01:50:00Z,             -",
+        "HOURLY,  1970-01-01T01:00:00Z,             1970-01-01T01:00:00Z,             -",
+        "HOURLY,  -,                                1970-01-01T02:30:00Z,             :2",
+        "HOURLY,  1970-01-01T01:30:00Z,             -,                                2:",
+        "HOURLY,  -,                                -,                                :",
+        "HOURLY,  1969-12-31T22:30:00Z,             1970-01-01T00:00:00Z,             -1:0",
+        "DAILY,   1970-01-02T00:00:00Z,             1970-01-04T00:00:00Z,             1:3",
+        "DAILY,   1970-01-01T23:59:59Z,             1970-01-04T00:00:01Z,             1:3",
+        "DAILY,   1970-01-02T00:00:00.000000001Z,   1970-01-04T00:00:00Z,             2:3",
+        "DAILY,   1970-01-02T00:00:01Z,             1970-01-03T23:59:59Z,             -",
+        "DAILY,   -,                                1970-01-03T12:00:00Z,             :2",
+        "DAILY,   1970-01-02T12:00:00Z,             -,                                2:",
     })
-    void theWholeHoursOfAWindow(Instant from, Instant to, String hours) {
-        DeadLetterQueries.Whole whole = DeadLetterQueries.Whole.of(from, to, DeadLetterCounts.GroupTier.HOURLY);
-        if (hours == null) {
+    void theWholeBucketsOfAWindow(DeadLetterCounts.GroupTier tier, Instant from, Instant to, String buckets) {
+        DeadLetterQueries.Whole whole = DeadLetterQueries.Whole.of(from, to, tier);
+        if (buckets == null) {
             assertThat(whole).isNull();
             return;
         }
-        String[] h = hours.split(":", -1);
-        assertThat(whole).isEqualTo(new DeadLetterQueries.Whole(DeadLetterCounts.GroupTier.HOURLY,
+        String[] h = buckets.split(":", -1);
+        assertThat(whole).isEqualTo(new DeadLetterQueries.Whole(tier,
                 h[0].isEmpty() ? null : Long.valueOf(h[0]), h[1].isEmpty() ? null : Long.valueOf(h[1])));
+        Duration size = Duration.ofSeconds(tier.seconds);
         if (whole.start() != null) {
-            assertThat(whole.start()).isAfterOrEqualTo(from).isBefore(from.plus(Duration.ofHours(1)));
+            assertThat(whole.start()).isAfterOrEqualTo(from).isBefore(from.plus(size));
         }
         if (whole.stop() != null) {
-            assertThat(whole.stop()).isBeforeOrEqualTo(to).isAfter(to.minus(Duration.ofHours(1)));
+            assertThat(whole.stop()).isBeforeOrEqualTo(to).isAfter(to.minus(size));
         }
-    }
-
-    /** The whole days of a window, in day numbers (epoch seconds / 86400, UTC days); null when it holds none. */
-    @org.junit.jupiter.params.ParameterizedTest(name = "[{0}, {1}) -> {2}")
-    @org.junit.jupiter.params.provider.CsvSource(nullValues = "-", value = {
-        // from,                           to,                               whole days [first, end)
-        "1970-01-02T00:00:00Z,             1970-01-04T00:00:00Z,             1:3",
-        "1970-01-01T23:59:59Z,             1970-01-04T00:00:01Z,             1:3",
-        "1970-01-02T00:00:00.000000001Z,   1970-01-04T00:00:00Z,             2:3",
-        "1970-01-02T00:00:01Z,             1970-01-03T23:59:59Z,             -",
-        "-,                                1970-01-03T12:00:00Z,             :2",
-        "1970-01-02T12:00:00Z,             -,                                2:",
-    })
-    void theWholeDaysOfAWindow(Instant from, Instant to, String days) {
-        DeadLetterQueries.Whole whole = DeadLetterQueries.Whole.of(from, to, DeadLetterCounts.GroupTier.DAILY);
-        if (days == null) {
-            assertThat(whole).isNull();
-            return;
-        }
-        String[] d = days.split(":", -1);
-        assertThat(whole).isEqualTo(new DeadLetterQueries.Whole(DeadLetterCounts.GroupTier.DAILY,
-                d[0].isEmpty() ? null : Long.valueOf(d[0]), d[1].isEmpty() ? null : Long.valueOf(d[1])));
     }
 
     /** Which arrival counts a bucket is summed from: the coarsest tier it holds whole numbers of. */
