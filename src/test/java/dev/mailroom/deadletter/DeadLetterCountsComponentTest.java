@@ -350,6 +350,22 @@ class DeadLetterCountsComponentTest {
                             .isEqualTo(q.scannedGroups(window));
                 }
                 DeadLetterQueries.Group top = q.groups(counted).get(0);
+                // narrowed by any group column, with and without a window: from the counts, and the list's total
+                // (from the same counts) is the number of rows the filter selects
+                for (Instant[] w : new Instant[][] {{null, null}, {at.minus(Duration.ofDays(9)).plusSeconds(1234), null}}) {
+                    for (DeadLetterQueries.Filter f : List.of(
+                            new DeadLetterQueries.Filter(null, null, top.failureClass(), null, null, null, null, null,
+                                    status, null, w[0], w[1]),
+                            new DeadLetterQueries.Filter(top.queue(), null, null, top.errorType(), null, null, null,
+                                    "1.0.0", status, null, w[0], w[1], top.fingerprint()),
+                            new DeadLetterQueries.Filter(null, top.reason(), null, null, null, null, null, null, status,
+                                    null, w[0], w[1], top.fingerprint()))) {
+                        assertThat(q.groups(f)).as("groups of " + f).isEqualTo(q.scannedGroups(f));
+                        long scanned = q.scannedGroups(f).stream().mapToLong(DeadLetterQueries.Group::count).sum();
+                        assertThat(q.listPage(f, null, 0, 5).total()).as("total of " + f).isEqualTo(scanned)
+                                .isEqualTo(q.matching(f, null, 100_000).size());
+                    }
+                }
                 // the fingerprint filter finds exactly the group's members
                 DeadLetterQueries.Filter members = new DeadLetterQueries.Filter(top.queue(), top.reason(),
                         top.failureClass(), top.errorType(), null, null, null, null, status, null, null, null,
