@@ -134,9 +134,10 @@ export function queueCard(name, figures, groups, arrivals, bucket) {
     h('h2', {}, 'Queue ', h('code', {}, name), ' ', figures ? lineState(name, f) : null),
     figures && f.paused ? pausedBanner(name, f) : null,
     figures ? h('div', {class: 'figures', testid: 'send-figures'},
-      figure(`${f.sent_per_minute ?? 0}/min`, 'sent (last 5 minutes)', 'send-rate'),
-      figure(f.accepted_last_hour ?? 0, 'accepted by the provider, last hour', 'accepted-last-hour'),
-      h('div', {class: 'figure'}, h('div', {class: 'value', testid: 'failed-last-hour'}, f.failed_last_hour ?? 0),
+      // null while the database does not answer: unknown, shown as a dash, never as 0
+      figure(f.sent_per_minute == null ? '—' : `${f.sent_per_minute}/min`, 'sent (last 5 minutes)', 'send-rate'),
+      figure(f.accepted_last_hour ?? '—', 'accepted by the provider, last hour', 'accepted-last-hour'),
+      h('div', {class: 'figure'}, h('div', {class: 'value', testid: 'failed-last-hour'}, f.failed_last_hour ?? '—'),
         h('div', {class: 'label'}, 'failed provider calls, last hour',
           failedByClass.length ? h('ul', {class: 'by-class', testid: 'failed-by-class'},
             failedByClass.map(([c, n]) => h('li', {'data-class': c}, `${c}: ${n}`))) : null)),

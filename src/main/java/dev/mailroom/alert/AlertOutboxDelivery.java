@@ -1,32 +1,22 @@
 package dev.mailroom.alert;
 
-import dev.mailroom.platform.SchemaMigration;
+import dev.mailroom.platform.lease.LeasedWork;
 import dev.mailroom.platform.lease.Leases;
-import jakarta.annotation.PostConstruct;
-import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
-import jakarta.ejb.DependsOn;
-import jakarta.ejb.EJB;
+import jakarta.ejb.Local;
+import jakarta.ejb.LocalBean;
 import jakarta.ejb.Singleton;
-import jakarta.ejb.Startup;
-import jakarta.ejb.Timeout;
-import jakarta.ejb.Timer;
-import jakarta.ejb.TimerConfig;
-import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Level;
+import java.util.UUID;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Delivers the alert outbox, on the one node holding the {@value #LEASE} lease: every
- * {@code mailroom.alerts.outbox-interval} (default 1 s) it feeds the undelivered rows, oldest first, to a
+ * Delivers the alert outbox, on the one node holding the {@value #LEASE} lease (its timer and lease are
+ * {@link dev.mailroom.platform.lease.LeasedTimers}'s): every {@code mailroom.alerts.outbox-interval} (default 1 s) it feeds the undelivered rows, oldest first, to a
  * dispatcher of its own (routing, grouping, every sink with its retries, as {@link AlertDispatcher} does),
  * stamped with the dispatcher's feed id, ticks it, and marks delivered the rows it has below its
  * {@link AlertDispatcher#deliveredBelow low mark}: those every sink took, in the alert they were counted in (or
@@ -38,11 +28,11 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * holder delivers again (at least once, never lost).
  */
 @Singleton
-@Startup
-@DependsOn("SchemaMigration")
+@LocalBean
+@Local(LeasedWork.class)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
-public class AlertOutboxDelivery {
+public class AlertOutboxDelivery implements LeasedWork {
 
     /** The lease of alert delivery: one node delivers at a time. */
     public static final String LEASE = "alert-delivery";
@@ -50,8 +40,6 @@ public class AlertOutboxDelivery {
     static final int BATCH = 1000;
     private static final Logger LOG = Logger.getLogger(AlertOutboxDelivery.class.getName());
 
-    @Resource
-    TimerService timers;
     @Inject
     @ConfigProperty(name = "mailroom.alerts.outbox-interval", defaultValue = "PT1S")
     String interval;
@@ -61,48 +49,35 @@ public class AlertOutboxDelivery {
     AlertService alerts;
     @Inject
     Leases leases;
-    @EJB
-    SchemaMigration schema;
 
-    private final AtomicBoolean running = new AtomicBoolean();
     /** The holder's dispatcher; null while this node does not hold the lease. Touched by the timer only. */
     private AlertDispatcher dispatcher;
     /** The stamp of the rows {@link #dispatcher} has ({@code alert_outbox.fed_in}), new with every dispatcher. */
     private String feed;
 
-    @PostConstruct
-    void schedule() {
-        long ms = Duration.parse(interval).toMillis();
-        timers.createIntervalTimer(ms, ms, new TimerConfig("alert-outbox", false));
+    @Override
+    public Schedule schedule() {
+        return Schedule.of(LEASE, interval);
     }
 
-    @Timeout
-    void onTimer(Timer timer) {
-        if (!running.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            schema.awaitMigrated();
-            deliver();
-        } catch (RuntimeException e) {
-            // the database does not answer, say: the rows stay, the next tick tries again
-            LOG.log(Level.WARNING, "alert outbox delivery failed this tick; rows kept", e);
-        } finally {
-            running.set(false);
+    /** Not (or no longer) the holder: the new holder has the rows, this node's dispatcher is dropped. */
+    @Override
+    public void idle() {
+        if (dispatcher != null) {
+            LOG.info(() -> "alert-delivery lease lost: " + leases.node() + " leaves the undelivered alerts to the new holder");
+            dispatcher = null;
         }
     }
 
-    private void deliver() {
-        if (!leases.takeTurn(LEASE)) {
-            if (dispatcher != null) {
-                LOG.info(() -> "alert-delivery lease lost: " + leases.node() + " leaves the undelivered alerts to the new holder");
-                dispatcher = null;
-            }
-            return;
-        }
+    /**
+     * One tick on the holder. A database that does not answer fails the tick (the rows stay, the next tick
+     * tries again); the dispatcher keeps what it was fed, so nothing is raised twice.
+     */
+    @Override
+    public void work() {
         if (dispatcher == null) {
             dispatcher = alerts.newDispatcher();
-            feed = java.util.UUID.randomUUID().toString();
+            feed = UUID.randomUUID().toString();
         }
         for (AlertOutbox.Row row : outbox.feed(feed, BATCH)) {
             if (!dispatcher.raise(row.event(), row.id())) {

@@ -42,12 +42,13 @@ public class QueueResource {
      *                              every node's attempts, as the following three)
      * @param acceptedLastHour      provider calls accepted in the last hour
      * @param failedLastHour        provider calls that failed in the last hour
-     * @param failedLastHourByClass those failures by failure class
+     * @param failedLastHourByClass those failures by failure class; these four are null (not 0) while the
+     *                              database does not answer: nobody can tell then, and a 0 would say nothing was sent
      */
     public record QueueView(String queue, long depth, long inFlight, long scheduled, long consumers,
                             String deadLetterQueue, long deadLetterDepth, boolean paused, String pausedReason,
-                            String pausedDetail, Instant pausedSince, double sentPerMinute, long acceptedLastHour,
-                            long failedLastHour, Map<String, Long> failedLastHourByClass) { }
+                            String pausedDetail, Instant pausedSince, Double sentPerMinute, Long acceptedLastHour,
+                            Long failedLastHour, Map<String, Long> failedLastHourByClass) { }
 
     @Inject
     MailroomConfig config;
@@ -67,16 +68,17 @@ public class QueueResource {
     @GET
     public Response queues() {
         try {
-            Map<String, SendActivity.QueueActivity> lately = activity.lastHourIfReachable(clock.instant()).orElse(Map.of());
+            Map<String, SendActivity.QueueActivity> lately = activity.lastHourIfReachable(clock.instant()).orElse(null);
             List<QueueView> views = config.queues().stream().map(q -> {
                 BrokerQueues.QueueFigures send = broker.figures(q);
                 BrokerQueues.QueueFigures dlq = broker.figures("DLQ." + q);
                 LineState line = stopLine.state(q);
-                SendActivity.QueueActivity a = lately.getOrDefault(q, SendActivity.QueueActivity.NONE);
+                SendActivity.QueueActivity a = lately == null ? null : lately.getOrDefault(q, SendActivity.QueueActivity.NONE);
                 return new QueueView(q, send.depth(), send.inFlight(), send.scheduled(), send.consumers(),
                         dlq.name(), dlq.depth(), consumers.paused(q),
                         line.paused() ? line.reason().wireName() : null, line.detail(), line.since(),
-                        a.sentPerMinute(), a.acceptedLastHour(), a.failedLastHour(), a.failedByClass());
+                        a == null ? null : a.sentPerMinute(), a == null ? null : a.acceptedLastHour(),
+                        a == null ? null : a.failedLastHour(), a == null ? null : a.failedByClass());
             }).toList();
             return Response.ok(views).build();
         } catch (BrokerQueues.BrokerUnavailableException e) {
