@@ -10,6 +10,8 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What an operator does to a dead letter, always with who and why. Discard: the entry is resolved
@@ -39,6 +41,19 @@ public class DeadLetterActions {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public void transition(DeadLetter d, DeadLetter.Status to, String redriveId, String actor, String why) {
+        List<DeadLetterCounts.Change> change = new ArrayList<>(1);
+        transition(d, to, redriveId, actor, why, change);
+        counts.apply(change);
+    }
+
+    /**
+     * {@link #transition}, its change of the counts added to {@code uncounted} instead of applied: a transaction
+     * that moves many dead letters applies them once, after its last ({@code counts.apply(uncounted)}), so it
+     * takes the count rows' locks in {@link DeadLetterCounts}' one order.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void transition(DeadLetter d, DeadLetter.Status to, String redriveId, String actor, String why,
+                           List<DeadLetterCounts.Change> uncounted) {
         Instant now = clock.instant();
         if (to.resolved()) {
             copies.remove(DeadLetterCopies.Identity.of(d));
@@ -46,7 +61,7 @@ public class DeadLetterActions {
         em.persist(new DeadLetterEvent(d.getId(), now, d.getStatus(), to.name(), actor, why));
         DeadLetterCounts.Counted before = DeadLetterCounts.Counted.of(d);
         d.redriveStatus(to, redriveId, now);
-        counts.apply(before, DeadLetterCounts.Counted.of(d));
+        uncounted.add(new DeadLetterCounts.Change(before, DeadLetterCounts.Counted.of(d)));
         if (d.getJobId() != null && to != DeadLetter.Status.replaying && to != DeadLetter.Status.replayed) {
             ledger.event(ledger.job(d.getJobId()), "dead_letter_" + to.name(), "by " + actor + ": " + why, now);
         }

@@ -25,18 +25,26 @@ import java.util.TreeMap;
  *   <li>{@code dead_letter_group_count}: per (status, source queue, reason, failure class, error type,
  *       fingerprint of the normalised error, consumer version) the number of dead letters and the first
  *       and last {@code failed_at} among them.</li>
- *   <li>{@code dead_letter_arrival}: per (bucket of 60, 900 or 3600 s, source queue, reason) the number of
- *       dead letters whose {@code failed_at} falls in it, whatever their status (what the arrivals chart
- *       shows); a 30-day chart reads at most 720 hour buckets per (queue, reason), a day per 15 minutes 96
- *       (the 15-minute tier is V18's).</li>
- *   <li>{@code dead_letter_group_hour} (V18): the group counts again per hour of {@code failed_at}, so the
- *       groups of a time window read the window's whole hours (and scan at most its ragged first and last
- *       hour) instead of every dead letter in it.</li>
+ *   <li>{@code dead_letter_arrival}: per (bucket of 60, 900, 3600 or 86400 s, source queue, reason) the number
+ *       of dead letters whose {@code failed_at} falls in it, whatever their status (what the arrivals chart
+ *       shows); a 30-day chart reads at most 720 hour buckets per (queue, reason), or 30 day buckets, a day per
+ *       15 minutes 96 (the 15-minute tier is V18's, the daily one V19's).</li>
+ *   <li>{@code dead_letter_group_hour} (V18) and {@code dead_letter_group_day} (V19): the group counts again
+ *       per hour and per day of {@code failed_at}, so the groups of a time window read the window's whole days,
+ *       the whole hours at its ends (and scan at most its ragged first and last hour) instead of every dead
+ *       letter in it.</li>
  * </ul>
  * Null key columns are stored as {@code ''} (so the key is a plain primary key). A row is created by an
  * {@code insert ... on conflict do nothing} (safe when two transactions create it at once), changed by an
- * {@code update} under its row lock, and deleted by {@link #dropEmpty} once it counts nothing. Rows are
- * locked in key order within one call.
+ * {@code update} under its row lock, and deleted by {@link #dropEmpty} once it counts nothing.
+ *
+ * <p>One lock order, so that writers of the counts cannot deadlock on them: {@link #apply} locks the rows it
+ * changes table after table (group totals, hourly groups, daily groups, arrivals), each table in key order, and
+ * a transaction calls it once, after it has changed (and so locked) every {@code dead_letter} row it changes:
+ * a writer that changes many dead letters collects their changes and applies them together
+ * ({@link Change}s; {@code DeadLetterActions.transition} with a list). Then a transaction waiting for a count
+ * row holds only count rows before it in that order, and no cycle of waits can form. {@link #dropEmpty} never
+ * waits for a row (it skips the locked ones).
  */
 @ApplicationScoped
 public class DeadLetterCounts {
@@ -45,8 +53,23 @@ public class DeadLetterCounts {
     public static final long MINUTE = 60;
     public static final long QUARTER_HOUR = 900;
     public static final long HOUR = 3600;
+    public static final long DAY = 86400;
     /** Every arrival tier kept, finest first. */
-    static final long[] ARRIVAL_TIERS = {MINUTE, QUARTER_HOUR, HOUR};
+    static final long[] ARRIVAL_TIERS = {MINUTE, QUARTER_HOUR, HOUR, DAY};
+
+    /** The group counts kept per bucket of {@code failed_at} as well as in total, finest first, with their table. */
+    enum GroupTier {
+        HOURLY(HOUR, "dead_letter_group_hour"),
+        DAILY(DAY, "dead_letter_group_day");
+
+        final long seconds;
+        final String table;
+
+        GroupTier(long seconds, String table) {
+            this.seconds = seconds;
+            this.table = table;
+        }
+    }
 
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
@@ -65,8 +88,8 @@ public class DeadLetterCounts {
                     key(fingerprint), key(consumerVersion));
         }
 
-        HourGroupKey hourGroup() {
-            return new HourGroupKey(Math.floorDiv(failedAt.getEpochSecond(), HOUR), group());
+        TierGroupKey tierGroup(GroupTier tier) {
+            return new TierGroupKey(tier, Math.floorDiv(failedAt.getEpochSecond(), tier.seconds), group());
         }
 
         ArrivalKey arrival(long seconds) {
@@ -94,12 +117,13 @@ public class DeadLetterCounts {
         }
     }
 
-    record HourGroupKey(long hour, GroupKey group) implements Comparable<HourGroupKey> {
-        private static final Comparator<HourGroupKey> ORDER = Comparator.comparingLong(HourGroupKey::hour)
-                .thenComparing(HourGroupKey::group);
+    /** A group's row in a tier: ordered by tier (the tables' lock order), then by the table's key. */
+    record TierGroupKey(GroupTier tier, long bucket, GroupKey group) implements Comparable<TierGroupKey> {
+        private static final Comparator<TierGroupKey> ORDER = Comparator.comparing(TierGroupKey::tier)
+                .thenComparingLong(TierGroupKey::bucket).thenComparing(TierGroupKey::group);
 
         @Override
-        public int compareTo(HourGroupKey o) {
+        public int compareTo(TierGroupKey o) {
             return ORDER.compare(this, o);
         }
     }
@@ -142,11 +166,12 @@ public class DeadLetterCounts {
 
     /**
      * Brings the counts up to date with {@code changes}, already made to {@code dead_letter} in this
-     * transaction (they are flushed first, so that a first/last recomputed after a removal sees them).
+     * transaction (they are flushed first, so that a first/last recomputed after a removal sees them). Once per
+     * transaction, after its last change of a {@code dead_letter} row (the lock order above).
      */
     public void apply(Collection<Change> changes) {
         Map<GroupKey, GroupDelta> groups = new TreeMap<>();
-        Map<HourGroupKey, GroupDelta> hourGroups = new TreeMap<>();
+        Map<TierGroupKey, GroupDelta> tierGroups = new TreeMap<>();
         Map<ArrivalKey, long[]> arrivals = new TreeMap<>();
         for (Change c : changes) {
             if (c.before() != null && c.after() != null && c.before().equals(c.after())) {
@@ -154,14 +179,18 @@ public class DeadLetterCounts {
             }
             if (c.before() != null) {
                 groups.computeIfAbsent(c.before().group(), k -> new GroupDelta()).removed++;
-                hourGroups.computeIfAbsent(c.before().hourGroup(), k -> new GroupDelta()).removed++;
+                for (GroupTier tier : GroupTier.values()) {
+                    tierGroups.computeIfAbsent(c.before().tierGroup(tier), k -> new GroupDelta()).removed++;
+                }
                 for (long tier : ARRIVAL_TIERS) {
                     arrivals.computeIfAbsent(c.before().arrival(tier), k -> new long[1])[0]--;
                 }
             }
             if (c.after() != null) {
                 groups.computeIfAbsent(c.after().group(), k -> new GroupDelta()).add(c.after().failedAt());
-                hourGroups.computeIfAbsent(c.after().hourGroup(), k -> new GroupDelta()).add(c.after().failedAt());
+                for (GroupTier tier : GroupTier.values()) {
+                    tierGroups.computeIfAbsent(c.after().tierGroup(tier), k -> new GroupDelta()).add(c.after().failedAt());
+                }
                 for (long tier : ARRIVAL_TIERS) {
                     arrivals.computeIfAbsent(c.after().arrival(tier), k -> new long[1])[0]++;
                 }
@@ -172,8 +201,8 @@ public class DeadLetterCounts {
         }
         em.flush();
         // one table after the other, each in key order: two writers lock the rows they share in the same order
-        groups.forEach((k, d) -> applyGroup(k, null, d));
-        hourGroups.forEach((k, d) -> applyGroup(k.group(), k.hour(), d));
+        groups.forEach((k, d) -> applyGroup(k, null, 0, d));
+        tierGroups.forEach((k, d) -> applyGroup(k.group(), k.tier(), k.bucket(), d));
         arrivals.forEach((k, d) -> {
             if (d[0] != 0) {
                 applyArrival(k, d[0]);
@@ -182,24 +211,25 @@ public class DeadLetterCounts {
     }
 
     /**
-     * One group row's change: of {@code dead_letter_group_count} when {@code hour} is null, else of that
-     * hour's row in {@code dead_letter_group_hour} (whose first/last are within the hour).
+     * One group row's change: of {@code dead_letter_group_count} when {@code tier} is null, else of that
+     * tier's row for {@code bucket} (whose first/last are within the bucket).
      */
-    private void applyGroup(GroupKey k, Long hour, GroupDelta d) {
+    private void applyGroup(GroupKey k, GroupTier tier, long bucket, GroupDelta d) {
         if (d.added == 0 && d.removed == 0) {
             return;
         }
-        String table = hour == null ? "dead_letter_group_count" : "dead_letter_group_hour";
+        String table = tier == null ? "dead_letter_group_count" : tier.table;
+        Long bucketed = tier == null ? null : bucket;
         String where = " where status = ?1 and source_queue = ?2 and reason = ?3 and failure_class = ?4"
                 + " and error_type = ?5 and error_fingerprint = ?6 and consumer_version = ?7"
-                // the hour inlined (a long of ours): ordinal parameters may have no gap, and ?8.. differ per statement
-                + (hour == null ? "" : " and bucket = " + hour);
+                // the bucket inlined (a long of ours): ordinal parameters may have no gap, and ?8.. differ per statement
+                + (bucketed == null ? "" : " and bucket = " + bucketed);
         while (true) {
             if (d.added > 0) {
                 keyed(em.createNativeQuery("insert into " + table + " (status, source_queue, reason,"
                         + " failure_class, error_type, error_fingerprint, consumer_version, dead_letters"
-                        + (hour == null ? ") values (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0)" : ", bucket) values (?1, ?2, ?3,"
-                        + " ?4, ?5, ?6, ?7, 0, " + hour + ")") + " on conflict do nothing"), k.values()).executeUpdate();
+                        + (bucketed == null ? ") values (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0)" : ", bucket) values (?1, ?2, ?3,"
+                        + " ?4, ?5, ?6, ?7, 0, " + bucketed + ")") + " on conflict do nothing"), k.values()).executeUpdate();
             }
             Query update;
             if (d.removed == 0) {
@@ -234,8 +264,8 @@ public class DeadLetterCounts {
                     sql.append(" and ").append(GROUP_COLUMNS[i]).append(" = ?").append(params.size());
                 }
             }
-            if (hour != null) {
-                // the hour's members only: the same index, a narrower failed_at range
+            if (bucketed != null) {
+                // the bucket's members only: the same index, a narrower failed_at range
                 sql.append(" and failed_at >= ?").append(params.size() + 1).append(" and failed_at < ?")
                         .append(params.size() + 2);
             }
@@ -243,9 +273,9 @@ public class DeadLetterCounts {
             for (int i = 0; i < params.size(); i++) {
                 q.setParameter(i + 1, params.get(i));
             }
-            if (hour != null) {
-                q.setParameter(params.size() + 1, Instant.ofEpochSecond(hour * HOUR))
-                        .setParameter(params.size() + 2, Instant.ofEpochSecond((hour + 1) * HOUR));
+            if (bucketed != null) {
+                q.setParameter(params.size() + 1, Instant.ofEpochSecond(bucketed * tier.seconds))
+                        .setParameter(params.size() + 2, Instant.ofEpochSecond((bucketed + 1) * tier.seconds));
             }
             Object[] r = (Object[]) q.getSingleResult();
             if (r[0] == null) {
@@ -280,12 +310,25 @@ public class DeadLetterCounts {
 
     /**
      * Deletes the rows that count nothing any more (a purged hour, a group whose dead letters all moved
-     * on). A writer that created such a row again in between finds no row to update and inserts it anew.
+     * on). A writer that created such a row again in between finds no row to update and inserts it anew. Rows
+     * another transaction holds are skipped ({@code skip locked}: a row being written is about to count again,
+     * or is left for the next pass), so this never waits for a lock and cannot close a cycle of waits.
      */
     public int dropEmpty() {
-        return em.createNativeQuery("delete from dead_letter_group_count where dead_letters = 0").executeUpdate()
-                + em.createNativeQuery("delete from dead_letter_group_hour where dead_letters = 0").executeUpdate()
-                + em.createNativeQuery("delete from dead_letter_arrival where arrived = 0").executeUpdate();
+        String groupKey = "(status, source_queue, reason, failure_class, error_type, error_fingerprint, consumer_version)";
+        String tierKey = "(bucket, status, source_queue, reason, failure_class, error_type, error_fingerprint,"
+                + " consumer_version)";
+        int dropped = dropEmpty("dead_letter_group_count", groupKey, "dead_letters");
+        for (GroupTier tier : GroupTier.values()) {
+            dropped += dropEmpty(tier.table, tierKey, "dead_letters");
+        }
+        return dropped + dropEmpty("dead_letter_arrival", "(bucket_seconds, bucket, source_queue, reason)", "arrived");
+    }
+
+    private int dropEmpty(String table, String key, String count) {
+        return em.createNativeQuery("delete from " + table + " where " + count + " = 0 and " + key + " in (select "
+                + key.substring(1, key.length() - 1) + " from " + table + " where " + count + " = 0 for update skip locked)")
+                .executeUpdate();
     }
 
     private static Query keyed(Query q, List<String> values) {

@@ -122,7 +122,9 @@ public class DeadLetterMonitor implements LeasedWork {
                         where status in ('replayed', 'discarded') and retention_until <= ?1
                         order by id fetch first""" + " " + PURGE_PER_PASS + " rows only for update")
                 .setParameter(1, now).getResultList();
-        List<DeadLetterCounts.Change> purged = new java.util.ArrayList<>();
+        // the counts of the purge and of the expiries below are applied at once, after the last dead letter's
+        // change (DeadLetterCounts' one lock order)
+        List<DeadLetterCounts.Change> changed = new java.util.ArrayList<>();
         for (int from = 0; from < rows.size(); from += PURGE_BATCH) {
             List<Object[]> batch = rows.subList(from, Math.min(rows.size(), from + PURGE_BATCH));
             List<Long> ids = batch.stream().map(r -> ((Number) r[0]).longValue()).toList();
@@ -131,11 +133,10 @@ public class DeadLetterMonitor implements LeasedWork {
             em.createQuery("delete from DeadLetterRevision r where r.deadLetterId in :ids").setParameter("ids", ids)
                     .executeUpdate();
             em.createQuery("delete from DeadLetter d where d.id in :ids").setParameter("ids", ids).executeUpdate();
-            batch.forEach(r -> purged.add(new DeadLetterCounts.Change(new DeadLetterCounts.Counted((String) r[1],
+            batch.forEach(r -> changed.add(new DeadLetterCounts.Change(new DeadLetterCounts.Counted((String) r[1],
                     (String) r[2], (String) r[3], (String) r[4], (String) r[5], (String) r[6], (String) r[7],
                     DeadLetterCounts.instant(r[8])), null)));
         }
-        counts.apply(purged);
 
         // open and about to expire: announced once
         Instant horizon = now.plus(Duration.parse(alertBefore));
@@ -161,8 +162,9 @@ public class DeadLetterMonitor implements LeasedWork {
             DeadLetterCounts.Counted before = DeadLetterCounts.Counted.of(d);
             d.status(DeadLetter.Status.expired, now);
             d.dropPayload();
-            counts.apply(before, DeadLetterCounts.Counted.of(d));
+            changed.add(new DeadLetterCounts.Change(before, DeadLetterCounts.Counted.of(d)));
         }
+        counts.apply(changed);
         counts.dropEmpty();
     }
 

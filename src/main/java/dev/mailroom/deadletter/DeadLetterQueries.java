@@ -45,16 +45,17 @@ public class DeadLetterQueries {
                     messageId, from, to, fingerprint, null, false);
         }
 
-        /** Whether only what the maintained group counts are keyed by narrows it (queue, reason, status). */
+        /**
+         * Whether only what the maintained group counts are keyed by narrows it (status, queue, reason, failure
+         * class, error type, fingerprint, consumer version).
+         */
         boolean countedOnly() {
             return windowCountedOnly() && from == null && to == null;
         }
 
-        /** {@link #countedOnly} but for a time window, which the hourly group counts answer. */
+        /** {@link #countedOnly} but for a time window, which the daily and hourly group counts answer. */
         boolean windowCountedOnly() {
-            return failureClass == null && errorType == null && campaignId == null && tenant == null
-                    && provider == null && consumerVersion == null && messageId == null && fingerprint == null
-                    && recipient == null;
+            return campaignId == null && tenant == null && provider == null && messageId == null && recipient == null;
         }
 
         /** The same filter over [from, to) instead. */
@@ -200,9 +201,16 @@ public class DeadLetterQueries {
         StringBuilder jpql = new StringBuilder("select count(d) from DeadLetter d where 1 = 1");
         Map<String, Object> params = new LinkedHashMap<>();
         where(jpql, params, f);
-        var count = em.createQuery(jpql.toString(), Long.class);
-        params.forEach(count::setParameter);
-        long total = count.getSingleResult();
+        long total;
+        if (f.windowCountedOnly()) {
+            // from the counts kept on write, as the groups are: counting a million rows took ~130 ms of database
+            // CPU per page (bench/)
+            total = groups(f).stream().mapToLong(Group::count).sum();
+        } else {
+            var count = em.createQuery(jpql.toString(), Long.class);
+            params.forEach(count::setParameter);
+            total = count.getSingleResult();
+        }
         List<Long> ids = page.items().stream().map(Summary::id).toList();
         Map<Long, String[]> about = new java.util.HashMap<>();
         Map<Long, Long> next = new java.util.HashMap<>();
@@ -249,91 +257,114 @@ public class DeadLetterQueries {
 
     /**
      * Counts by group for the filter (open and resolved alike unless the filter says a status), largest
-     * first. Narrowed by queue, reason and status only (the dashboard's and the groups page's question),
-     * they are read from the counts kept on write ({@link DeadLetterCounts}: a few hundred rows whatever the
-     * number of dead letters); with any other filter or a time window, by one GROUP BY over the dead
-     * letters the filter selects (the fingerprint is written with each dead letter, {@link ErrorFingerprint}).
+     * first. Narrowed by what the groups are keyed by only (status, queue, reason, failure class, error type,
+     * fingerprint, consumer version: the dashboard's and the groups page's questions), they are read from the
+     * counts kept on write ({@link DeadLetterCounts}: a few hundred rows whatever the number of dead letters;
+     * with a time window, its days' and hours' counts); with any other filter (campaign, tenant, provider,
+     * message id, recipient), by one GROUP BY over the dead letters the filter selects (the fingerprint is
+     * written with each dead letter, {@link ErrorFingerprint}).
      */
     public List<Group> groups(Filter f) {
         if (f.countedOnly()) {
             GroupMerge merge = new GroupMerge();
-            countedGroups(f, null, null, merge);
+            countedGroups(f, null, merge);
             return merge.groups();
         }
         return f.windowCountedOnly() ? windowedGroups(f) : scannedGroups(f);
     }
 
     /**
-     * The groups of a time window, narrowed by queue, reason and status only: the window's whole hours from the
-     * hourly group counts ({@link DeadLetterCounts}, V18), its ragged first and last hour (when {@code from} or
-     * {@code to} is not on the hour) by grouping those rows; a window inside two hours is grouped whole.
+     * The groups of a time window, narrowed by queue, reason and status only: the window's whole days from the
+     * daily group counts (V19), the whole hours at its ends from the hourly ones (V18), its ragged first and last
+     * hour (when {@code from} or {@code to} is not on the hour) by grouping those rows ({@link DeadLetterCounts});
+     * a window inside two hours is grouped whole. A week reads ~7 day rows and at most ~46 hour rows per group.
      */
     private List<Group> windowedGroups(Filter f) {
-        WholeHours hours = WholeHours.of(f.from(), f.to());
-        if (hours == null) {
-            return scannedGroups(f);
-        }
         GroupMerge merge = new GroupMerge();
-        countedGroups(f, hours.first(), hours.end(), merge);
+        Whole days = Whole.of(f.from(), f.to(), DeadLetterCounts.GroupTier.DAILY);
+        if (days == null) {
+            hoursOf(f, merge);
+            return merge.groups();
+        }
+        countedGroups(f, days, merge);
+        if (f.from() != null && f.from().isBefore(days.start())) {
+            hoursOf(f.window(f.from(), days.start()), merge);
+        }
+        if (f.to() != null && f.to().isAfter(days.stop())) {
+            hoursOf(f.window(days.stop(), f.to()), merge);
+        }
+        return merge.groups();
+    }
+
+    /** The groups of a window from its whole hours' counts and its ragged ends' rows. */
+    private void hoursOf(Filter f, GroupMerge merge) {
+        Whole hours = Whole.of(f.from(), f.to(), DeadLetterCounts.GroupTier.HOURLY);
+        if (hours == null) {
+            scannedGroups(f, merge);
+            return;
+        }
+        countedGroups(f, hours, merge);
         if (f.from() != null && f.from().isBefore(hours.start())) {
             scannedGroups(f.window(f.from(), hours.start()), merge);
         }
         if (f.to() != null && f.to().isAfter(hours.stop())) {
             scannedGroups(f.window(hours.stop(), f.to()), merge);
         }
-        return merge.groups();
     }
 
     /**
-     * The whole hours of a window [from, to): hour numbers (epoch seconds / 3600) [{@code first}, {@code end}),
-     * null on a side the window leaves open.
+     * The whole buckets of a tier (hours, days) in a window [from, to): bucket numbers (epoch seconds / the
+     * tier's seconds) [{@code first}, {@code end}), null on a side the window leaves open.
      */
-    record WholeHours(Long first, Long end) {
+    record Whole(DeadLetterCounts.GroupTier tier, Long first, Long end) {
 
-        /** The whole hours of [from, to) (null: open on that side); null when the window holds no whole hour. */
-        static WholeHours of(Instant from, Instant to) {
-            // the first hour that starts at or after from; the hour that holds to, whose start ends the whole hours
+        /** The whole buckets of [from, to) (null: open on that side); null when the window holds none. */
+        static Whole of(Instant from, Instant to, DeadLetterCounts.GroupTier tier) {
+            long size = tier.seconds;
+            // the first bucket that starts at or after from; the bucket that holds to, whose start ends the whole ones
             Long first = from == null ? null : from.getNano() == 0
-                    ? -Math.floorDiv(-from.getEpochSecond(), DeadLetterCounts.HOUR)
-                    : Math.floorDiv(from.getEpochSecond(), DeadLetterCounts.HOUR) + 1;
-            Long end = to == null ? null : Math.floorDiv(to.getEpochSecond(), DeadLetterCounts.HOUR);
-            return first != null && end != null && first >= end ? null : new WholeHours(first, end);
+                    ? -Math.floorDiv(-from.getEpochSecond(), size)
+                    : Math.floorDiv(from.getEpochSecond(), size) + 1;
+            Long end = to == null ? null : Math.floorDiv(to.getEpochSecond(), size);
+            return first != null && end != null && first >= end ? null : new Whole(tier, first, end);
         }
 
-        /** Where the whole hours start (null: open). */
+        /** Where the whole buckets start (null: open). */
         Instant start() {
-            return first == null ? null : Instant.ofEpochSecond(first * DeadLetterCounts.HOUR);
+            return first == null ? null : Instant.ofEpochSecond(first * tier.seconds);
         }
 
         /** Where they stop (null: open). */
         Instant stop() {
-            return end == null ? null : Instant.ofEpochSecond(end * DeadLetterCounts.HOUR);
+            return end == null ? null : Instant.ofEpochSecond(end * tier.seconds);
         }
     }
 
     /**
-     * From the group counts kept on write: every dead letter's ({@code dead_letter_group_count}) when both
-     * hours are null, else those of the hours [{@code firstHour}, {@code endHour}) ({@code dead_letter_group_hour},
-     * a range of its key; null: unbounded on that side).
+     * From the group counts kept on write: every dead letter's ({@code dead_letter_group_count}) when
+     * {@code buckets} is null, else those of a tier's whole buckets (a range of its table's key).
      */
-    private void countedGroups(Filter f, Long firstHour, Long endHour, GroupMerge merge) {
-        boolean hourly = firstHour != null || endHour != null;
-        // the hours summed by the database: a day's ~10,000 hour rows (bench/) leave it as a few hundred groups
-        StringBuilder sql = new StringBuilder(hourly ? """
+    private void countedGroups(Filter f, Whole buckets, GroupMerge merge) {
+        boolean tiered = buckets != null;
+        // the buckets summed by the database: a day's ~10,000 hour rows (bench/) leave it as a few hundred groups
+        StringBuilder sql = new StringBuilder(tiered ? """
                 select source_queue, reason, failure_class, error_type, error_fingerprint, consumer_version,
-                sum(dead_letters), min(first_failed_at), max(last_failed_at) from dead_letter_group_hour""" : """
+                sum(dead_letters), min(first_failed_at), max(last_failed_at) from\s""" + buckets.tier().table : """
                 select source_queue, reason, failure_class, error_type, error_fingerprint, consumer_version,
                 dead_letters, first_failed_at, last_failed_at from dead_letter_group_count""")
                 .append(" where dead_letters > 0");
         List<Object> params = new java.util.ArrayList<>();
-        for (Object[] c : new Object[][] {{"bucket >=", firstHour}, {"bucket <", endHour}, {"status =", f.status()},
-            {"source_queue =", f.queue()}, {"reason =", f.reason()}}) {
+        for (Object[] c : new Object[][] {{"bucket >=", tiered ? buckets.first() : null},
+            {"bucket <", tiered ? buckets.end() : null}, {"status =", f.status()},
+            {"source_queue =", f.queue()}, {"reason =", f.reason()}, {"failure_class =", f.failureClass()},
+            {"error_type =", f.errorType()}, {"error_fingerprint =", f.fingerprint()},
+            {"consumer_version =", f.consumerVersion()}}) {
             if (c[1] != null) {
                 params.add(c[1]);
                 sql.append(" and ").append(c[0]).append(" ?").append(params.size());
             }
         }
-        if (hourly) {
+        if (tiered) {
             sql.append(" group by source_queue, reason, failure_class, error_type, error_fingerprint, consumer_version");
         }
         var q = em.createNativeQuery(sql.toString());
@@ -479,9 +510,13 @@ public class DeadLetterQueries {
         long seconds = bucket.getSeconds();
         List<Arrivals> empty = arrivalBuckets(Map.of(), from, now, bucket);
         Instant to = empty.isEmpty() ? from : empty.get(empty.size() - 1).start().plus(bucket);
-        var q = em.createNativeQuery("select bucket, reason, sum(arrived) from dead_letter_arrival"
+        // summed into the requested buckets by the database (a month of hour rows per 6 hours leaves it as
+        // 120 buckets per reason); bucket numbers are whole and not negative, so integer division floors them.
+        // The sizes inlined (longs of ours) so that the select and the group by are one expression.
+        String target = "(bucket * " + counted + ") / " + seconds;
+        var q = em.createNativeQuery("select " + target + ", reason, sum(arrived) from dead_letter_arrival"
                 + " where bucket_seconds = ?1 and bucket >= ?2 and bucket < ?3"
-                + (queue != null ? " and source_queue = ?4" : "") + " group by bucket, reason")
+                + (queue != null ? " and source_queue = ?4" : "") + " group by " + target + ", reason")
                 .setParameter(1, (int) counted)
                 .setParameter(2, Math.floorDiv(from.getEpochSecond(), counted))
                 .setParameter(3, Math.floorDiv(to.getEpochSecond(), counted));
@@ -491,7 +526,7 @@ public class DeadLetterQueries {
         Map<Instant, Map<String, Long>> counts = new java.util.HashMap<>();
         for (Object row : q.getResultList()) {
             Object[] r = (Object[]) row;
-            long start = Math.floorDiv(((Number) r[0]).longValue() * counted, seconds) * seconds;
+            long start = ((Number) r[0]).longValue() * seconds;
             long arrived = ((Number) r[2]).longValue();
             if (arrived > 0) {
                 counts.computeIfAbsent(Instant.ofEpochSecond(start), k -> new java.util.TreeMap<>())

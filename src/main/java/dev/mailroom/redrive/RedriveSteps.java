@@ -2,6 +2,7 @@ package dev.mailroom.redrive;
 
 import dev.mailroom.deadletter.DeadLetter;
 import dev.mailroom.deadletter.DeadLetterActions;
+import dev.mailroom.deadletter.DeadLetterCounts;
 import dev.mailroom.deadletter.DeadLetterQueries;
 import dev.mailroom.platform.Refused;
 import dev.mailroom.platform.Destinations;
@@ -23,6 +24,7 @@ import jakarta.transaction.Transactional;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +50,8 @@ public class RedriveSteps {
     Destinations destinations;
     @Inject
     DeadLetterActions actions;
+    @Inject
+    DeadLetterCounts counts;
     @Inject
     JobLedger ledger;
     @Inject
@@ -87,6 +91,8 @@ public class RedriveSteps {
             return;
         }
         int n = 0;
+        // the counts of every claim at once, after the last dead letter's lock (DeadLetterCounts' one lock order)
+        List<DeadLetterCounts.Change> claimed = new ArrayList<>();
         for (long entryId : entryIds(id, RedriveEntry.Outcome.pending)) {
             RedriveEntry e = em.find(RedriveEntry.class, entryId);
             DeadLetter d = em.find(DeadLetter.class, e.getDeadLetterId(), LockModeType.PESSIMISTIC_WRITE);
@@ -94,10 +100,11 @@ public class RedriveSteps {
             if (changed != null) {
                 e.outcome(RedriveEntry.Outcome.skipped_changed, changed);
             } else {
-                actions.transition(d, DeadLetter.Status.replaying, id, actor, "claimed by redrive " + id);
+                actions.transition(d, DeadLetter.Status.replaying, id, actor, "claimed by redrive " + id, claimed);
             }
             releaseMemory(++n);
         }
+        counts.apply(claimed);
     }
 
     /** Dead-letter rows carry their payload: a big cohort is worked through in batches, not held at once. */
@@ -197,16 +204,18 @@ public class RedriveSteps {
     public void end(String id, Redrive.Status end, String why, String actor) {
         lock(id);
         int n = 0;
+        List<DeadLetterCounts.Change> released = new ArrayList<>();
         for (long entryId : entryIds(id, RedriveEntry.Outcome.pending)) {
             RedriveEntry e = em.find(RedriveEntry.class, entryId);
             DeadLetter d = em.find(DeadLetter.class, e.getDeadLetterId(), LockModeType.PESSIMISTIC_WRITE);
             if (d != null && DeadLetter.Status.replaying.name().equals(d.getStatus()) && id.equals(d.getRedriveId())) {
                 actions.transition(d, DeadLetter.Status.open, null, actor, "released: redrive " + id + " "
-                        + end.name() + (why == null ? "" : ": " + why));
+                        + end.name() + (why == null ? "" : ": " + why), released);
             }
             e.outcome(RedriveEntry.Outcome.not_run, why);
             releaseMemory(++n);
         }
+        counts.apply(released);
         em.find(Redrive.class, id).ended(end, why, clock.instant());
     }
 

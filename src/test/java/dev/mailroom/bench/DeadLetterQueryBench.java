@@ -93,31 +93,38 @@ public final class DeadLetterQueryBench {
                     scalar(c, "select pg_size_pretty(pg_indexes_size('dead_letter'))")));
             checkFingerprints(c);
             long m0 = System.nanoTime();
-            // up to the last migration before V18 (whichever that is on this branch), then V18 alone
-            Flyway before18 = Flyway.configure().dataSource(pg.jdbcUrl(), pg.user(), pg.password())
-                    .locations("classpath:db/migration").load();
+            // up to the last migration before V18 (whichever that is on this branch), then V18 and each later one
+            // alone, each timed (V18 and V19 back-fill the window counts from the million rows)
             org.flywaydb.core.api.MigrationVersion v18 = org.flywaydb.core.api.MigrationVersion.fromVersion("18");
-            Flyway.configure().dataSource(pg.jdbcUrl(), pg.user(), pg.password()).locations("classpath:db/migration")
-                    .target(Arrays.stream(before18.info().all()).map(m -> m.getVersion()).filter(v -> v.compareTo(v18) < 0)
-                            .max(java.util.Comparator.naturalOrder()).orElseThrow()).load().migrate();
-            long m1 = System.nanoTime();
-            // V18 back-fills the hourly group counts and the 15-minute arrivals, then clusters both tables
-            Flyway.configure().dataSource(pg.jdbcUrl(), pg.user(), pg.password()).locations("classpath:db/migration")
-                    .load().migrate();
+            List<org.flywaydb.core.api.MigrationVersion> versions = Arrays.stream(Flyway.configure()
+                            .dataSource(pg.jdbcUrl(), pg.user(), pg.password()).locations("classpath:db/migration").load()
+                            .info().all()).map(m -> m.getVersion()).sorted().toList();
+            migrateTo(pg, versions.stream().filter(v -> v.compareTo(v18) < 0).max(java.util.Comparator.naturalOrder())
+                    .orElseThrow());
+            StringBuilder timed = new StringBuilder(String.format(Locale.ROOT,
+                    "migrations V8 up to V18 (V8 back-fills the counts): %.1f s", (System.nanoTime() - m0) / 1e9));
+            for (org.flywaydb.core.api.MigrationVersion v : versions) {
+                if (v.compareTo(v18) >= 0) {
+                    long t = System.nanoTime();
+                    migrateTo(pg, v);
+                    timed.append(String.format(Locale.ROOT, "; V%s: %.1f s", v, (System.nanoTime() - t) / 1e9));
+                }
+            }
             long m2 = System.nanoTime();
             try (Statement s = c.createStatement()) {
                 s.execute("vacuum analyze");
             }
-            log(String.format(Locale.ROOT, "migrations V8 up to V18 (V8 back-fills the counts): %.1f s; V18 (hourly groups,"
-                            + " 15-minute arrivals): %.1f s; vacuum analyze %.1f s; %s group-count rows, %s hourly group"
-                            + " rows, %s arrival rows (%s minute, %s quarter-hour, %s hour) (load average %s)",
-                    (m1 - m0) / 1e9, (m2 - m1) / 1e9, (System.nanoTime() - m2) / 1e9,
+            log(String.format(Locale.ROOT, "%s; vacuum analyze %.1f s; %s group-count rows, %s hourly group"
+                            + " rows, %s daily group rows, %s arrival rows (%s minute, %s quarter-hour, %s hour, %s day)"
+                            + " (load average %s)", timed, (System.nanoTime() - m2) / 1e9,
                     scalar(c, "select count(*) from dead_letter_group_count"),
                     scalar(c, "select count(*) from dead_letter_group_hour"),
+                    hasDayTier(c) ? scalar(c, "select count(*) from dead_letter_group_day") : "no",
                     scalar(c, "select count(*) from dead_letter_arrival"),
                     scalar(c, "select count(*) from dead_letter_arrival where bucket_seconds = 60"),
                     scalar(c, "select count(*) from dead_letter_arrival where bucket_seconds = 900"),
-                    scalar(c, "select count(*) from dead_letter_arrival where bucket_seconds = 3600"), loadAverage()));
+                    scalar(c, "select count(*) from dead_letter_arrival where bucket_seconds = 3600"),
+                    scalar(c, "select count(*) from dead_letter_arrival where bucket_seconds = 86400"), loadAverage()));
             checkCounts(c);
             deepCursor = scalar(c, "select floor(extract(epoch from failed_at))::bigint || '.' || "
                     + "(extract(microseconds from failed_at)::bigint % 1000000) * 1000 || '_' || id from dead_letter "
@@ -126,10 +133,15 @@ public final class DeadLetterQueryBench {
                     + "order by dead_letters desc limit 1");
             sqlTimings(c, now);
         }
-        try (WildFlyServer server = BenchDatabase.server(pg, home, work, offset, Duration.ofSeconds(300))) {
+        // a boot on the shared machine took 216 s under load 45 and more than 300 s beside an IT's boot
+        try (WildFlyServer server = BenchDatabase.server(pg, home, work, offset,
+                Duration.ofSeconds(Long.getLong("bench.boot-timeout-seconds", 900)))) {
             server.start();
             ApiClient api = new ApiClient(server.baseUrl());
-            List<String> table = measure(api, rows, now);
+            List<String> table;
+            try (Connection c = pg.connect()) {
+                table = measure(api, rows, now, server.javaPid().orElseThrow(), c);
+            }
             Path results = work.resolve("results.md");
             Files.write(results, table);
             table.forEach(System.out::println);
@@ -147,6 +159,16 @@ public final class DeadLetterQueryBench {
      * tenants, 3 providers, 5 consumer versions, 12 causes with varying details. Each row carries a
      * 600-byte payload, an attempts JSON and a stack trace, as a recorded dead letter does.
      */
+    private static void migrateTo(PostgresServer pg, org.flywaydb.core.api.MigrationVersion target) {
+        Flyway.configure().dataSource(pg.jdbcUrl(), pg.user(), pg.password()).locations("classpath:db/migration")
+                .target(target).load().migrate();
+    }
+
+    /** Whether the daily tiers (V19) exist on this branch's schema. */
+    private static boolean hasDayTier(Connection c) throws SQLException {
+        return "t".equals(scalar(c, "select to_regclass('dead_letter_group_day') is not null"));
+    }
+
     private static void load(Connection c, int rows, Instant now) throws SQLException {
         c.setAutoCommit(false);
         try (Statement s = c.createStatement()) {
@@ -237,8 +259,9 @@ public final class DeadLetterQueryBench {
                   except
                   select status, source_queue, reason, failure_class, error_type, error_fingerprint, consumer_version,
                     dead_letters, first_failed_at, last_failed_at from dead_letter_group_count where dead_letters > 0) x""");
+        boolean days = hasDayTier(c);
         StringBuilder arrivals = new StringBuilder();
-        for (int tier : new int[] {900, 3600}) {
+        for (int tier : days ? new int[] {900, 3600, 86400} : new int[] {900, 3600}) {
             arrivals.append(scalar(c, """
                 select count(*) from (
                   select %1$d, floor(extract(epoch from failed_at) / %1$d)::bigint, source_queue, reason, count(*)
@@ -247,21 +270,31 @@ public final class DeadLetterQueryBench {
                   select bucket_seconds, bucket, source_queue, reason, arrived from dead_letter_arrival
                   where bucket_seconds = %1$d) x""".formatted(tier)));
         }
-        String hourGroups = scalar(c, """
+        String hourGroups = tierGroupsDiffering(c, "dead_letter_group_hour", 3600);
+        String dayGroups = days ? tierGroupsDiffering(c, "dead_letter_group_day", 86400) : "0";
+        String expected = days ? "000" : "00";
+        if (!"0".equals(groups) || !expected.equals(arrivals.toString()) || !"0".equals(hourGroups)
+                || !"0".equals(dayGroups)) {
+            throw new IllegalStateException("the back-filled counts differ from the rows: " + groups + " group rows, "
+                    + arrivals + " quarter-hour/hour/day rows, " + hourGroups + " hourly group rows, " + dayGroups
+                    + " daily group rows");
+        }
+        log("V8's group and hour counts, V18's hourly groups and quarter-hours" + (hasDayTier(c) ? " and V19's days" : "")
+                + " equal a GROUP BY over the rows");
+    }
+
+    /** How many rows of a per-bucket group count table differ from a GROUP BY over the rows. */
+    private static String tierGroupsDiffering(Connection c, String table, int seconds) throws SQLException {
+        return scalar(c, """
                 select count(*) from (
-                  select floor(extract(epoch from failed_at) / 3600)::bigint, status, source_queue, reason, failure_class,
+                  select floor(extract(epoch from failed_at) / %2$d)::bigint, status, source_queue, reason, failure_class,
                     coalesce(error_type, '') et, coalesce(error_fingerprint, '') fp, coalesce(consumer_version, '') cv,
                     count(*) n, min(failed_at) f, max(failed_at) l
                   from dead_letter group by 1, 2, 3, 4, 5, 6, 7, 8
                   except
                   select bucket, status, source_queue, reason, failure_class, error_type, error_fingerprint,
-                    consumer_version, dead_letters, first_failed_at, last_failed_at from dead_letter_group_hour
-                  where dead_letters > 0) x""");
-        if (!"0".equals(groups) || !"00".equals(arrivals.toString()) || !"0".equals(hourGroups)) {
-            throw new IllegalStateException("the back-filled counts differ from the rows: " + groups + " group rows, "
-                    + arrivals + " quarter-hour/hour rows, " + hourGroups + " hourly group rows");
-        }
-        log("V8's group and hour counts and V18's hourly groups and quarter-hours equal a GROUP BY over the rows");
+                    consumer_version, dead_letters, first_failed_at, last_failed_at from %1$s
+                  where dead_letters > 0) x""".formatted(table, seconds));
     }
 
     /**
@@ -291,6 +324,14 @@ public final class DeadLetterQueryBench {
         sql.put("groups all, 24 whole hours (hourly counts)", hourGroups + "bucket >= " + (hour - 23) + byGroup);
         sql.put("groups all, 7 d of whole hours (hourly counts)", hourGroups + "bucket >= " + (hour - 14 * 24)
                 + " and bucket < " + (hour - 7 * 24) + byGroup);
+        if (hasDayTier(c)) {
+            long day = now.getEpochSecond() / 86400;
+            sql.put("groups all, 6 whole days (daily counts, V19)", hourGroups.replace("dead_letter_group_hour",
+                    "dead_letter_group_day") + "bucket >= " + (day - 13) + " and bucket < " + (day - 7) + byGroup);
+            sql.put("groups all, 29 whole days (daily counts, V19)", hourGroups.replace("dead_letter_group_hour",
+                    "dead_letter_group_day") + "bucket >= " + (day - 29) + " and bucket < " + day + byGroup);
+            sql.put("arrivals 30 d per day (daily counts, V19)", arrivalsSql(86400, day - 30, day + 1));
+        }
         sql.put("groups all, last 24 h grouping the rows (before V18)", "select source_queue, reason, failure_class,"
                 + " error_type, error_fingerprint, consumer_version, count(*), min(failed_at), max(failed_at) from"
                 + " dead_letter where failed_at >= to_timestamp(" + (now.getEpochSecond() - 86400) + ") group by 1, 2,"
@@ -357,7 +398,54 @@ public final class DeadLetterQueryBench {
         return BenchDatabase.scalar(c, sql);
     }
 
-    private static List<String> measure(ApiClient api, int rows, Instant now) {
+    /** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ: 100 on Linux). */
+    private static final double TICKS_PER_SECOND = Double.parseDouble(System.getProperty("bench.clock-ticks", "100"));
+
+    /** User plus system CPU of a process so far, in clock ticks (/proc/<pid>/stat's utime and stime); 0 once gone. */
+    private static long cpuTicks(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * CPU of the server's JVM and of the PostgreSQL backends serving its connection pool (every client
+     * backend but the bench's own), in clock ticks: what neighbours' load on the shared machine does not inflate.
+     */
+    private record Cpu(long server, Map<Long, Long> backends) {
+
+        static Cpu of(long serverPid, Connection db) {
+            Map<Long, Long> backends = new LinkedHashMap<>();
+            try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("select pid from pg_stat_activity"
+                    + " where backend_type = 'client backend' and pid <> pg_backend_pid()")) {
+                while (r.next()) {
+                    backends.put(r.getLong(1), cpuTicks(r.getLong(1)));
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException("reading the database's backends", e);
+            }
+            return new Cpu(cpuTicks(serverPid), backends);
+        }
+
+        /** Ticks from {@code before} to this (a backend new since then counts from 0). */
+        long[] since(Cpu before) {
+            long db = 0;
+            for (Map.Entry<Long, Long> b : backends.entrySet()) {
+                db += b.getValue() - before.backends.getOrDefault(b.getKey(), 0L);
+            }
+            return new long[] {server - before.server, db};
+        }
+    }
+
+    private static double ms(long ticks, int calls) {
+        return ticks * 1000.0 / TICKS_PER_SECOND / calls;
+    }
+
+    private static List<String> measure(ApiClient api, int rows, Instant now, long serverPid, Connection db) {
         String base = "/api/v1/dead-letters";
         Instant dayAgo = now.minus(Duration.ofDays(1));
         Map<String, String> queries = new LinkedHashMap<>();
@@ -388,26 +476,53 @@ public final class DeadLetterQueryBench {
         queries.put("groups status=all, last 24 h (hourly counts)", base + "/groups?status=all&from=" + enc(dayAgo));
         queries.put("groups status=all, 7 d a week ago (hourly counts)", base + "/groups?status=all&from="
                 + enc(now.minus(Duration.ofDays(14)).plusSeconds(1234)) + "&to=" + enc(now.minus(Duration.ofDays(7))));
+        queries.put("groups status=open, 7 d a week ago", base + "/groups?from="
+                + enc(now.minus(Duration.ofDays(14)).plusSeconds(1234)) + "&to=" + enc(now.minus(Duration.ofDays(7))));
+        queries.put("groups status=all, last 30 d (from= only)", base + "/groups?status=all&from="
+                + enc(now.minus(Duration.ofDays(30)).plusSeconds(1234)));
         queries.put("arrivals PT1M, 1 h", base + "/arrivals?bucket=PT1M&hours=1");
+        queries.put("arrivals queue=mail.send PT5M, 1 h (the console's last hour)",
+                base + "/arrivals?queue=mail.send&bucket=PT5M&hours=1");
         queries.put("arrivals PT1M, 24 h (the API's default)", base + "/arrivals");
         queries.put("arrivals PT15M, 24 h (the console's default)", base + "/arrivals?bucket=PT15M&hours=24");
         queries.put("arrivals queue=mail.send.bulk PT15M, 24 h", base + "/arrivals?queue=mail.send.bulk&bucket=PT15M&hours=24");
         queries.put("arrivals PT1H, 168 h (7 d)", base + "/arrivals?bucket=PT1H&hours=168");
-        queries.put("arrivals PT2H, 168 h (the console's 7 d)", base + "/arrivals?bucket=PT2H&hours=168");
+        queries.put("arrivals PT2H, 168 h (7 d)", base + "/arrivals?bucket=PT2H&hours=168");
+        queries.put("arrivals queue=mail.send PT6H, 168 h (the console's 7 d)",
+                base + "/arrivals?queue=mail.send&bucket=PT6H&hours=168");
         queries.put("arrivals PT1H, 720 h (30 d)", base + "/arrivals?bucket=PT1H&hours=720");
+        queries.put("arrivals PT6H, 720 h (30 d)", base + "/arrivals?bucket=PT6H&hours=720");
         queries.put("arrivals P1D, 720 h (30 d, every row)", base + "/arrivals?bucket=P1D&hours=720");
         List<String> table = new ArrayList<>();
         table.add(String.format(Locale.ROOT, "%,d dead letters; per query %d warm-up calls, then %d passes over all "
                 + "queries of %d timed calls each, through the REST API (operator, HTTP on 127.0.0.1), one call at a time;"
                 + " median and max of the %d timed calls", rows, WARMUP, PASSES, RUNS, PASSES * RUNS));
         table.add("");
-        table.add("| query | median | max | medians per pass | rows / groups / buckets answered | target 100 ms |");
-        table.add("|---|---:|---:|---|---:|---|");
         queries.values().forEach(path -> {
             for (int i = 0; i < WARMUP; i++) {
                 get(api, path);
             }
         });
+        // what the server burns doing nothing (timers, monitor, sweeper): a share of every CPU figure below
+        Cpu idleFrom = Cpu.of(serverPid, db);
+        long idleStart = System.nanoTime();
+        try {
+            Thread.sleep(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        long[] idle = Cpu.of(serverPid, db).since(idleFrom);
+        double idleSeconds = (System.nanoTime() - idleStart) / 1e9;
+        table.add(String.format(Locale.ROOT, "Server CPU and database CPU per call: user + system time of the WildFly"
+                + " JVM and of the PostgreSQL backends of its pool (/proc/<pid>/stat) over the %d timed calls, divided by"
+                + " them; not inflated by other processes' load. Idle, the server burns %.1f ms of CPU a second"
+                + " (measured over %.0f s), included in those figures. Load average before the passes: %s.",
+                PASSES * RUNS, ms(idle[0], 1) / idleSeconds, idleSeconds, loadAverage()));
+        table.add("");
+        table.add("| query | median | max | medians per pass | server CPU / call | db CPU / call "
+                + "| rows / groups / buckets answered | target 100 ms |");
+        table.add("|---|---:|---:|---|---:|---:|---:|---|");
+        Map<String, long[]> cpu = new LinkedHashMap<>();
         Map<String, List<Double>> samples = new LinkedHashMap<>();
         Map<String, List<String>> passMedians = new LinkedHashMap<>();
         Map<String, String> sizes = new LinkedHashMap<>();
@@ -415,6 +530,7 @@ public final class DeadLetterQueryBench {
             log("pass " + (pass + 1) + " of " + PASSES + ", load average " + loadAverage());
             for (Map.Entry<String, String> q : queries.entrySet()) {
                 double[] ms = new double[RUNS];
+                Cpu before = Cpu.of(serverPid, db);
                 for (int i = 0; i < RUNS; i++) {
                     long t = System.nanoTime();
                     String body = get(api, q.getValue());
@@ -422,6 +538,10 @@ public final class DeadLetterQueryBench {
                     sizes.put(q.getKey(), answered(api, body));
                     samples.computeIfAbsent(q.getKey(), k -> new ArrayList<>()).add(ms[i]);
                 }
+                long[] used = Cpu.of(serverPid, db).since(before);
+                long[] sum = cpu.computeIfAbsent(q.getKey(), k -> new long[2]);
+                sum[0] += used[0];
+                sum[1] += used[1];
                 Arrays.sort(ms);
                 passMedians.computeIfAbsent(q.getKey(), k -> new ArrayList<>())
                         .add(String.format(Locale.ROOT, "%.1f", ms[RUNS / 2]));
@@ -432,8 +552,10 @@ public final class DeadLetterQueryBench {
             double[] ms = list.stream().mapToDouble(Double::doubleValue).sorted().toArray();
             double median = ms[ms.length / 2];
             double max = ms[ms.length - 1];
-            String row = String.format(Locale.ROOT, "| %s | %.1f ms | %.1f ms | %s | %s | %s |", name, median, max,
-                    String.join(" / ", passMedians.get(name)), sizes.get(name),
+            long[] used = cpu.get(name);
+            String row = String.format(Locale.ROOT, "| %s | %.1f ms | %.1f ms | %s | %.1f ms | %.1f ms | %s | %s |",
+                    name, median, max, String.join(" / ", passMedians.get(name)), ms(used[0], list.size()),
+                    ms(used[1], list.size()), sizes.get(name),
                     median < TARGET.toMillis() ? (max < TARGET.toMillis() ? "met" : "met (median)") : "**MISSED**");
             log(row);
             table.add(row);

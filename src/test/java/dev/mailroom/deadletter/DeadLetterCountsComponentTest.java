@@ -196,15 +196,19 @@ class DeadLetterCountsComponentTest {
         return all;
     }
 
-    /** Hourly group rows as "hour|status|queue|reason|class|type|fingerprint|version" → "count|first|last". */
-    private static Map<String, String> hourGroupsRecomputed() {
-        return groupsRecomputed(r -> Math.floorDiv(((Instant) r[7]).getEpochSecond(), 3600) + "|" + join(r, 7));
+    /**
+     * Group rows per bucket of {@code seconds} (an hour, a day) as "bucket|status|queue|reason|class|type|fingerprint
+     * |version" → "count|first|last".
+     */
+    private static Map<String, String> tierGroupsRecomputed(long seconds) {
+        return groupsRecomputed(r -> Math.floorDiv(((Instant) r[7]).getEpochSecond(), seconds) + "|" + join(r, 7));
     }
 
-    private static Map<String, String> hourGroupsMaintained() {
+    /** The rows of {@code dead_letter_group_hour} or {@code dead_letter_group_day}, as {@link #tierGroupsRecomputed}. */
+    private static Map<String, String> tierGroupsMaintained(String table) {
         Map<String, String> all = db.inTransaction(em -> ((List<?>) em.createNativeQuery("""
                         select bucket, status, source_queue, reason, failure_class, error_type, error_fingerprint,
-                        consumer_version, dead_letters, first_failed_at, last_failed_at from dead_letter_group_hour""")
+                        consumer_version, dead_letters, first_failed_at, last_failed_at from\s""" + table)
                 .getResultList()).stream().map(o -> (Object[]) o)
                 .collect(Collectors.toMap(r -> join(r, 8), r -> ((Number) r[8]).longValue() + "|"
                         + DeadLetterCounts.instant(r[9]) + "|" + DeadLetterCounts.instant(r[10]), (a, b) -> a,
@@ -219,7 +223,7 @@ class DeadLetterCountsComponentTest {
         Map<String, Long> counts = new TreeMap<>();
         db.inTransaction(em -> em.createQuery("select d.sourceQueue, d.reason, d.failedAt from DeadLetter d",
                 Object[].class).getResultList()).forEach(r -> {
-                    for (long s : new long[] {60, 900, 3600}) {
+                    for (long s : new long[] {60, 900, 3600, 86400}) {
                         counts.merge(s + "|" + Math.floorDiv(((Instant) r[2]).getEpochSecond(), s) + "|" + r[0] + "|"
                                 + r[1], 1L, Long::sum);
                     }
@@ -248,7 +252,10 @@ class DeadLetterCountsComponentTest {
     private static void assertExact(String after) {
         assertThat(groupsMaintained()).as("group counts after " + after).isEqualTo(groupsRecomputed());
         assertThat(arrivalsMaintained()).as("arrival counts after " + after).isEqualTo(arrivalsRecomputed());
-        assertThat(hourGroupsMaintained()).as("hourly group counts after " + after).isEqualTo(hourGroupsRecomputed());
+        assertThat(tierGroupsMaintained("dead_letter_group_hour")).as("hourly group counts after " + after)
+                .isEqualTo(tierGroupsRecomputed(3600));
+        assertThat(tierGroupsMaintained("dead_letter_group_day")).as("daily group counts after " + after)
+                .isEqualTo(tierGroupsRecomputed(86400));
     }
 
     @Test
@@ -328,16 +335,37 @@ class DeadLetterCountsComponentTest {
                 DeadLetterQueries.Filter counted = new DeadLetterQueries.Filter(null, null, null, null, null, null, null,
                         null, status, null, null, null);
                 assertThat(q.groups(counted)).as("groups of " + status).isNotEmpty().isEqualTo(q.scannedGroups(counted));
-                // a time window: its whole hours from the hourly counts, its ragged ends scanned
+                // a time window: its whole days from the daily counts, the whole hours at its ends from the hourly
+                // ones, its ragged ends scanned
                 for (Instant[] w : new Instant[][] {{at.minus(Duration.ofHours(24)), null},
                     {at.minus(Duration.ofDays(9)).plusSeconds(1234), at.minus(Duration.ofDays(2)).minusSeconds(777)},
-                    {null, at.minus(Duration.ofDays(5)).plusSeconds(99)}, {Instant.EPOCH, null}}) {
+                    {null, at.minus(Duration.ofDays(5)).plusSeconds(99)}, {Instant.EPOCH, null},
+                    {at.minus(Duration.ofDays(30)), at}, {at.minus(Duration.ofDays(7)).plusSeconds(5), null},
+                    {at.minus(Duration.ofDays(14)).truncatedTo(java.time.temporal.ChronoUnit.DAYS),
+                        at.minus(Duration.ofDays(3)).truncatedTo(java.time.temporal.ChronoUnit.DAYS)},
+                    {at.minus(Duration.ofHours(30)).plusSeconds(61), at.minus(Duration.ofHours(2)).minusSeconds(3)}}) {
                     DeadLetterQueries.Filter window = new DeadLetterQueries.Filter(null, null, null, null, null, null,
                             null, null, status, null, w[0], w[1]);
                     assertThat(q.groups(window)).as("groups of " + status + " in " + java.util.Arrays.toString(w))
                             .isEqualTo(q.scannedGroups(window));
                 }
                 DeadLetterQueries.Group top = q.groups(counted).get(0);
+                // narrowed by any group column, with and without a window: from the counts, and the list's total
+                // (from the same counts) is the number of rows the filter selects
+                for (Instant[] w : new Instant[][] {{null, null}, {at.minus(Duration.ofDays(9)).plusSeconds(1234), null}}) {
+                    for (DeadLetterQueries.Filter f : List.of(
+                            new DeadLetterQueries.Filter(null, null, top.failureClass(), null, null, null, null, null,
+                                    status, null, w[0], w[1]),
+                            new DeadLetterQueries.Filter(top.queue(), null, null, top.errorType(), null, null, null,
+                                    "1.0.0", status, null, w[0], w[1], top.fingerprint()),
+                            new DeadLetterQueries.Filter(null, top.reason(), null, null, null, null, null, null, status,
+                                    null, w[0], w[1], top.fingerprint()))) {
+                        assertThat(q.groups(f)).as("groups of " + f).isEqualTo(q.scannedGroups(f));
+                        long scanned = q.scannedGroups(f).stream().mapToLong(DeadLetterQueries.Group::count).sum();
+                        assertThat(q.listPage(f, null, 0, 5).total()).as("total of " + f).isEqualTo(scanned)
+                                .isEqualTo(q.matching(f, null, 100_000).size());
+                    }
+                }
                 // the fingerprint filter finds exactly the group's members
                 DeadLetterQueries.Filter members = new DeadLetterQueries.Filter(top.queue(), top.reason(),
                         top.failureClass(), top.errorType(), null, null, null, null, status, null, null, null,
@@ -347,7 +375,7 @@ class DeadLetterCountsComponentTest {
                 }
             }
             for (String[] w : new String[][] {{"PT1H", "720"}, {"P1D", "720"}, {"PT15M", "480"}, {"PT30M", "480"},
-                {"PT1M", "24"}}) {
+                {"PT1M", "24"}, {"PT6H", "720"}, {"PT12H", "720"}, {"PT2H", "168"}, {"PT5M", "1"}, {"PT45M", "48"}}) {
                 Duration bucket = Duration.parse(w[0]);
                 int hours = Integer.parseInt(w[1]);
                 for (String queue : new String[] {null, "mail.send.bulk"}) {
@@ -405,5 +433,99 @@ class DeadLetterCountsComponentTest {
         assertExact("two concurrent writers");
         assertThat(groupsMaintained()).containsEntry(
                 "open|mail.send|retries_exhausted|transient|race|the same cause|9.9.9", "2|" + at + "|" + at);
+    }
+    /**
+     * Two transactions that each move two dead letters of two groups, in opposite order (two redrive runs, each
+     * claiming or releasing its cohort): each collects its changes and applies the counts once, after its last
+     * dead letter (DeadLetterCounts' one lock order), so the second waits for the first and both commit, counts
+     * exact. The control: the same interleaving with the counts applied per dead letter (as before) is a
+     * deadlock the database breaks by failing one of them.
+     */
+    @Test
+    void twoWritersMovingSeveralDeadLettersInOppositeOrderDoNotDeadlock() throws Exception {
+        assertThat(moveInOppositeOrder(true)).as("failures with the counts applied once per transaction").isEmpty();
+        assertExact("two writers, counts applied once each");
+        assertThat(moveInOppositeOrder(false)).as("the control: counts applied per dead letter").isNotEmpty();
+        assertExact("two writers, counts applied per dead letter, one failed");
+    }
+
+    private static final java.util.concurrent.atomic.AtomicInteger ORDER_RUN = new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Session 1 discards x1 (group X) then y1 (group Y), session 2 y2 then x2, interleaved; then both apply the
+     * counts they collected ({@code once}) at the same time, or applied them per dead letter. What failed.
+     */
+    private static List<Throwable> moveInOppositeOrder(boolean once) throws Exception {
+        int run = ORDER_RUN.incrementAndGet();
+        Instant at = T0.plus(Duration.ofDays(500 + run));
+        Map<String, Long> ids = new TreeMap<>();
+        for (String name : new String[] {"x1", "x2", "y1", "y2"}) {
+            String id = "order-" + run + "-" + name;
+            String reason = name.startsWith("x") ? "retries_exhausted" : "handler_error";
+            db.run(em -> {
+                DeadLetterEnvelope envelope = new DeadLetterEnvelope(reason, "transient", id, null, "mail.send",
+                        "SendConsumer", "9.9.9", List.of(), at, at, "order", "cause " + reason, null, null, null, null,
+                        null, null, DeadLetterEnvelope.ROUTED_BY_POLICY, "ID:" + id, "sha");
+                recorder(em).store(new Incoming("mail.send", "ID:" + id, false, 1, "{}".getBytes(StandardCharsets.UTF_8),
+                        true, null, at, null, null, null), envelope, null);
+            });
+            ids.put(name, db.inTransaction(em -> em.createQuery("select d.id from DeadLetter d where d.messageId = :m",
+                    Long.class).setParameter("m", id).getSingleResult()));
+        }
+        EntityManager[] sessions = {db.session(), db.session()};
+        java.util.concurrent.ExecutorService[] threads = {java.util.concurrent.Executors.newSingleThreadExecutor(),
+            java.util.concurrent.Executors.newSingleThreadExecutor()};
+        List<List<DeadLetterCounts.Change>> collected = List.of(new ArrayList<>(), new ArrayList<>());
+        List<Throwable> failed = java.util.Collections.synchronizedList(new ArrayList<>());
+        java.util.function.BiFunction<Integer, String, java.util.concurrent.Future<?>> discard = (i, name) ->
+                threads[i].submit(() -> {
+                    EntityManager em = sessions[i];
+                    DeadLetter d = em.find(DeadLetter.class, ids.get(name), jakarta.persistence.LockModeType.PESSIMISTIC_WRITE);
+                    if (once) {
+                        actions(em, at).transition(d, DeadLetter.Status.discarded, null, "ops", "order", collected.get(i));
+                    } else {
+                        actions(em, at).transition(d, DeadLetter.Status.discarded, null, "ops", "order");
+                    }
+                    em.flush();
+                    return null;
+                });
+        try {
+            sessions[0].getTransaction().begin();
+            sessions[1].getTransaction().begin();
+            discard.apply(0, "x1").get(30, TimeUnit.SECONDS);
+            discard.apply(1, "y2").get(30, TimeUnit.SECONDS);
+            // the second of each: per dead letter, each now wants the group rows the other holds
+            List<java.util.concurrent.Future<?>> second = List.of(discard.apply(0, "y1"), discard.apply(1, "x2"));
+            List<java.util.concurrent.Future<?>> ends = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                int s = i;
+                java.util.concurrent.Future<?> before = second.get(i);
+                ends.add(threads[i].submit(() -> {
+                    try {
+                        before.get();
+                        counts(sessions[s]).apply(collected.get(s));
+                        sessions[s].getTransaction().commit();
+                    } catch (Exception e) {
+                        failed.add(e);
+                        if (sessions[s].getTransaction().isActive()) {
+                            sessions[s].getTransaction().rollback();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (java.util.concurrent.Future<?> end : ends) {
+                end.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            for (int i = 0; i < 2; i++) {
+                threads[i].shutdownNow();
+                if (sessions[i].getTransaction().isActive()) {
+                    sessions[i].getTransaction().rollback();
+                }
+                sessions[i].close();
+            }
+        }
+        return failed;
     }
 }

@@ -251,6 +251,11 @@ class DeadLetterQueriesTest {
             {hour.minus(Duration.ofMinutes(70)), hour.plus(Duration.ofMinutes(5))},     // across two, no whole one
             {hour.minus(Duration.ofHours(1)), hour},                             // exactly one hour
             {Instant.EPOCH, null},                                               // everything
+            // whole days (V19) with the whole hours and the ragged ends around them
+            {Instant.parse("2026-11-28T20:13:07Z"), Instant.parse("2026-11-30T05:00:00Z")},
+            {Instant.parse("2026-11-29T00:00:00Z"), Instant.parse("2026-11-30T00:00:00Z")}, // exactly one day
+            {Instant.parse("2026-11-28T23:59:59Z"), Instant.parse("2026-11-30T09:31:10Z")},
+            {null, Instant.parse("2026-11-30T07:42:00Z")},                       // open start, days then hours
         };
         for (Instant[] w : windows) {
             for (String status : new String[] {"open", null}) {
@@ -276,10 +281,14 @@ class DeadLetterQueriesTest {
                                     .map(Row::version).distinct().sorted().toList()));
                     String what = java.util.Arrays.toString(w) + " " + status + " " + queue;
                     assertThat(answered).as(what).isEqualTo(expected);
-                    DeadLetterQueries.WholeHours whole = DeadLetterQueries.WholeHours.of(w[0], w[1]);
-                    assertThat(STATEMENTS).as(what).anyMatch(sql -> sql.contains(whole == null ? " dead_letter "
-                            : "dead_letter_group_hour"));
-                    assertThat(STATEMENTS).as(what + ": at most the two ragged ends scanned").hasSizeLessThanOrEqualTo(3);
+                    DeadLetterQueries.Whole days = DeadLetterQueries.Whole.of(w[0], w[1],
+                            DeadLetterCounts.GroupTier.DAILY);
+                    DeadLetterQueries.Whole hours = DeadLetterQueries.Whole.of(w[0], w[1],
+                            DeadLetterCounts.GroupTier.HOURLY);
+                    assertThat(STATEMENTS).as(what).anyMatch(sql -> sql.contains(days != null ? "dead_letter_group_day"
+                            : hours != null ? "dead_letter_group_hour" : " dead_letter "));
+                    assertThat(STATEMENTS).as(what + ": the days, the hours at either end, the two ragged ends scanned")
+                            .hasSizeLessThanOrEqualTo(days == null ? 3 : 5);
                 }
             }
         }
@@ -287,35 +296,45 @@ class DeadLetterQueriesTest {
                 null, NOW.minus(Duration.ofHours(24)), null))).as("the rows of the last day form groups").isNotEmpty();
     }
 
-    /** The whole hours of a window, in hour numbers (epoch seconds / 3600); null when it holds none. */
-    @org.junit.jupiter.params.ParameterizedTest(name = "[{0}, {1}) -> {2}")
+    /**
+     * The whole buckets of a tier in a window: hour numbers (epoch seconds / 3600) or day numbers (/ 86400, UTC
+     * days); null when it holds none.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0} [{1}, {2}) -> {3}")
     @org.junit.jupiter.params.provider.CsvSource(nullValues = "-", value = {
-        // from,                           to,                               whole hours [first, end)
-        "1970-01-01T01:00:00Z,             1970-01-01T03:00:00Z,             1:3",
-        "1970-01-01T00:59:59Z,             1970-01-01T03:00:01Z,             1:3",
-        "1970-01-01T01:00:00.000000001Z,   1970-01-01T03:00:00Z,             2:3",
-        "1970-01-01T01:00:01Z,             1970-01-01T02:59:59Z,             -",
-        "1970-01-01T01:10:00Z,             1970-01-01T01:50:00Z,             -",
-        "1970-01-01T01:00:00Z,             1970-01-01T01:00:00Z,             -",
-        "-,                                1970-01-01T02:30:00Z,             :2",
-        "1970-01-01T01:30:00Z,             -,                                2:",
-        "-,                                -,                                :",
-        "1969-12-31T22:30:00Z,             1970-01-01T00:00:00Z,             -1:0",
+        // tier,  from,                           to,                               whole buckets [first, end)
+        "HOURLY,  1970-01-01T01:00:00Z,             1970-01-01T03:00:00Z,             1:3",
+        "HOURLY,  1970-01-01T00:59:59Z,             1970-01-01T03:00:01Z,             1:3",
+        "HOURLY,  1970-01-01T01:00:00.000000001Z,   1970-01-01T03:00:00Z,             2:3",
+        "HOURLY,  1970-01-01T01:00:01Z,             1970-01-01T02:59:59Z,             -",
+        "HOURLY,  1970-01-01T01:10:00Z,             1970-01-01T01:50:00Z,             -",
+        "HOURLY,  1970-01-01T01:00:00Z,             1970-01-01T01:00:00Z,             -",
+        "HOURLY,  -,                                1970-01-01T02:30:00Z,             :2",
+        "HOURLY,  1970-01-01T01:30:00Z,             -,                                2:",
+        "HOURLY,  -,                                -,                                :",
+        "HOURLY,  1969-12-31T22:30:00Z,             1970-01-01T00:00:00Z,             -1:0",
+        "DAILY,   1970-01-02T00:00:00Z,             1970-01-04T00:00:00Z,             1:3",
+        "DAILY,   1970-01-01T23:59:59Z,             1970-01-04T00:00:01Z,             1:3",
+        "DAILY,   1970-01-02T00:00:00.000000001Z,   1970-01-04T00:00:00Z,             2:3",
+        "DAILY,   1970-01-02T00:00:01Z,             1970-01-03T23:59:59Z,             -",
+        "DAILY,   -,                                1970-01-03T12:00:00Z,             :2",
+        "DAILY,   1970-01-02T12:00:00Z,             -,                                2:",
     })
-    void theWholeHoursOfAWindow(Instant from, Instant to, String hours) {
-        DeadLetterQueries.WholeHours whole = DeadLetterQueries.WholeHours.of(from, to);
-        if (hours == null) {
+    void theWholeBucketsOfAWindow(DeadLetterCounts.GroupTier tier, Instant from, Instant to, String buckets) {
+        DeadLetterQueries.Whole whole = DeadLetterQueries.Whole.of(from, to, tier);
+        if (buckets == null) {
             assertThat(whole).isNull();
             return;
         }
-        String[] h = hours.split(":", -1);
-        assertThat(whole).isEqualTo(new DeadLetterQueries.WholeHours(h[0].isEmpty() ? null : Long.valueOf(h[0]),
-                h[1].isEmpty() ? null : Long.valueOf(h[1])));
+        String[] h = buckets.split(":", -1);
+        assertThat(whole).isEqualTo(new DeadLetterQueries.Whole(tier,
+                h[0].isEmpty() ? null : Long.valueOf(h[0]), h[1].isEmpty() ? null : Long.valueOf(h[1])));
+        Duration size = Duration.ofSeconds(tier.seconds);
         if (whole.start() != null) {
-            assertThat(whole.start()).isAfterOrEqualTo(from).isBefore(from.plus(Duration.ofHours(1)));
+            assertThat(whole.start()).isAfterOrEqualTo(from).isBefore(from.plus(size));
         }
         if (whole.stop() != null) {
-            assertThat(whole.stop()).isBeforeOrEqualTo(to).isAfter(to.minus(Duration.ofHours(1)));
+            assertThat(whole.stop()).isBeforeOrEqualTo(to).isAfter(to.minus(size));
         }
     }
 
@@ -323,7 +342,7 @@ class DeadLetterQueriesTest {
     @org.junit.jupiter.params.ParameterizedTest(name = "{0} -> {1} s")
     @org.junit.jupiter.params.provider.CsvSource({
         "PT1M, 60", "PT5M, 60", "PT10M, 60", "PT15M, 900", "PT30M, 900", "PT45M, 900", "PT1H, 3600", "PT2H, 3600",
-        "PT6H, 3600", "P1D, 3600", "PT90S, 0", "PT1M30S, 0", "PT75M, 900", "PT20M, 60",
+        "PT6H, 3600", "PT12H, 3600", "P1D, 86400", "PT48H, 86400", "PT90S, 0", "PT1M30S, 0", "PT75M, 900", "PT20M, 60",
     })
     void aBucketIsSummedFromTheCoarsestTierItHoldsWholeNumbersOf(Duration bucket, long tier) {
         assertThat(DeadLetterQueries.countedTier(bucket.getSeconds())).isEqualTo(tier);

@@ -57,6 +57,7 @@ class RedriveStepsComponentTest {
         RedriveSteps steps = new RedriveSteps();
         steps.em = em;
         steps.actions = actions;
+        steps.counts = counts(em);
         steps.clock = CLOCK;
         return steps;
     }
