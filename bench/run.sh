@@ -19,6 +19,9 @@
 #   BENCH_CHART=bench/send-throughput.png   the chart
 #   BENCH_LATENCY_MS=50            the stub provider's latency
 #   BENCH_MIXED_N=                 good jobs per run of the permanent-failure figure (default min(N, 1000); 0: skip it)
+#   BENCH_SERVER_JAVA_OPTS=        extra server JVM options ({run} = the run's name), e.g. a Flight Recorder recording:
+#                                  -XX:StartFlightRecording=filename=/tmp/{run}.jfr,settings=profile
+#   BENCH_JPA_STATS=1              each Mailroom run also reports Hibernate's statements/flushes/transactions per job
 #   BENCH_SKIP_BUILD=1             reuse target-bench/ as it is (it must have been built)
 #
 # Needs only a JDK 17+ and Maven 3.8+. Leaves no server running: the benchmark JVM stops each server
@@ -99,6 +102,8 @@ set +e
   -Dbench.commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')" \
   -Dbench.latency-ms="${BENCH_LATENCY_MS:-50}" \
   -Dbench.mixed-n="${BENCH_MIXED_N:-}" \
+  -Dbench.server-java-opts="${BENCH_SERVER_JAVA_OPTS:-}" \
+  -Dbench.jpa-stats="${BENCH_JPA_STATS:-false}" \
   dev.mailroom.bench.SendBench "$n"
 rc=$?
 set -e

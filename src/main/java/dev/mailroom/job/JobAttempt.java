@@ -105,8 +105,4 @@ public class JobAttempt {
         // a call that never reached the provider used up nothing
         this.consumedAttempt = outcome != Outcome.abandoned;
     }
-
-    void irrevocable(Instant at) {
-        this.irrevocableAt = at;
-    }
 }

@@ -61,8 +61,10 @@ public class JobLedger {
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Begin begin(Incoming in, SendJob job, ProviderTraits provider, boolean permitGranted) {
         Instant now = clock.instant();
-        MailJob j = receive(in, job, JobState.received, now);
-        JobAttempt last = lastAttempt(j.getId());
+        Received received = insertOrLock(in, job, JobState.received, now);
+        MailJob j = received.job();
+        // a job this transaction has just inserted has no attempt yet: nothing to read back
+        JobAttempt last = received.inserted() ? null : lastAttempt(j.getId());
         if (last != null && last.unfinished()) {
             // locked and read again: a worker still in its call (a redelivery after a broker failover can come
             // while it is) commits its point of no return either before this reads it or after this closed it
@@ -111,7 +113,9 @@ public class JobLedger {
             return new Begin.DuplicateKey(j.getId(), kept.ownerJobId());
         }
 
-        SuppressionDecision suppression = SuppressionPolicy.decide(suppressionFacts(j));
+        // a new job's recipients are the ones this transaction has just persisted: no need to read them back
+        SuppressionDecision suppression = SuppressionPolicy.decide(suppressionFacts(j,
+                received.inserted() ? received.recipients() : recipients(j.getId())));
         withhold(j, suppression.withheld(), now);
         if (suppression instanceof SuppressionDecision.SuppressAll all) {
             j.moveTo(JobState.suppressed, now);
@@ -135,8 +139,7 @@ public class JobLedger {
      * {@link #deadLetterPending} reads {@code dead_letter}: the suppression capability stands on this package,
      * not under it.
      */
-    private SuppressionFacts suppressionFacts(MailJob j) {
-        List<JobRecipient> recipients = recipients(j.getId());
+    private SuppressionFacts suppressionFacts(MailJob j, List<JobRecipient> recipients) {
         if (recipients.isEmpty()) {
             return new SuppressionFacts(List.of());
         }
@@ -327,12 +330,12 @@ public class JobLedger {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public boolean markIrrevocable(long attemptId) {
-        JobAttempt a = em.find(JobAttempt.class, attemptId, LockModeType.PESSIMISTIC_WRITE);
-        if (!a.unfinished()) {
-            return false;
-        }
-        a.irrevocable(clock.instant());
-        return true;
+        // one conditional update: it takes the row's lock (waiting for a redelivery that holds it) and its
+        // condition is evaluated on the row as it is then, so "still open" and "now irrevocable" are one step
+        return em.createNativeQuery("update job_attempt set irrevocable_at = ?1 where id = ?2 and finished_at is null")
+                .setParameter(1, utc(clock.instant()))
+                .setParameter(2, attemptId)
+                .executeUpdate() == 1;
     }
 
     /**
@@ -437,6 +440,23 @@ public class JobLedger {
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void recordSent(Begin.Proceed p, ProviderResponse r) {
         Instant now = clock.instant();
+        // the usual case in one statement, which takes the job row's lock as the read below would: the job moves
+        // to sent_to_provider unless a redelivery held it as unknown meanwhile (that case is settled below)
+        int sent = em.createNativeQuery("""
+                        update mail_job set state = ?1, provider_message_id = ?2, sent_at = ?3, updated_at = ?3
+                        where id = ?4 and state <> ?5""")
+                .setParameter(1, JobState.sent_to_provider.name())
+                .setParameter(2, r.providerMessageId())
+                .setParameter(3, utc(now))
+                .setParameter(4, p.jobId())
+                .setParameter(5, JobState.unknown.name())
+                .executeUpdate();
+        if (sent == 1) {
+            em.find(JobAttempt.class, p.attemptId()).finish(r, now);
+            em.persist(new JobEvent(p.jobId(), now, "sent", "accepted by " + r.provider() + ": " + describe(r),
+                    JobEvent.SYSTEM));
+            return;
+        }
         MailJob j = em.find(MailJob.class, p.jobId(), LockModeType.PESSIMISTIC_WRITE);
         em.find(JobAttempt.class, p.attemptId()).finish(r, now);
         if (j.getState() == JobState.unknown) {
@@ -457,6 +477,14 @@ public class JobLedger {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public MailJob receive(Incoming in, SendJob job, JobState initial, Instant now) {
+        return insertOrLock(in, job, initial, now).job();
+    }
+
+    /** The job row, locked, and if this call inserted it, the recipients it persisted with it (else none). */
+    private record Received(MailJob job, boolean inserted, List<JobRecipient> recipients) {
+    }
+
+    private Received insertOrLock(Incoming in, SendJob job, JobState initial, Instant now) {
         int inserted = em.createNativeQuery("""
                 insert into mail_job (queue, message_id, idempotency_key, tenant, campaign_id, category, state,
                                       attempt_count, trace_id, expires_at, received_at, updated_at)
@@ -478,16 +506,50 @@ public class JobLedger {
                 .setParameter("m", job.messageId())
                 .setLockMode(LockModeType.PESSIMISTIC_WRITE)
                 .getSingleResult();
-        if (inserted == 1) {
-            event(j, "received", "from " + in.queue() + " as JMS message " + in.jmsMessageId(), now);
-            JobRecipient.of(j.getId(), job).forEach(em::persist);
+        if (inserted != 1) {
+            return new Received(j, false, List.of());
         }
-        return j;
+        event(j, "received", "from " + in.queue() + " as JMS message " + in.jmsMessageId(), now);
+        List<JobRecipient> recipients = JobRecipient.of(j.getId(), job);
+        recipients.forEach(em::persist);
+        return new Received(j, true, recipients);
     }
 
     @Transactional(Transactional.TxType.MANDATORY)
     public void event(MailJob j, String type, String detail, Instant at) {
         em.persist(new JobEvent(j.getId(), at, type, detail, JobEvent.SYSTEM));
+    }
+
+    /** Timeline rows per multi-row insert: 5 bind parameters each, well under every database's limit. */
+    static final int EVENTS_PER_INSERT = 100;
+
+    /**
+     * Writes these timeline entries (not yet persisted), in this order, with one multi-row insert per
+     * {@value #EVENTS_PER_INSERT}. For a caller that writes many at once (the reconciliation: an entry per webhook
+     * event): {@code persist} would be one insert each, as Hibernate cannot batch inserts of identity ids, and the
+     * timeline is ordered by that id (a pooled sequence would not keep it in order across nodes). Nothing is read
+     * back: the entries stay unmanaged.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void events(List<JobEvent> entries) {
+        for (int from = 0; from < entries.size(); from += EVENTS_PER_INSERT) {
+            List<JobEvent> chunk = entries.subList(from, Math.min(entries.size(), from + EVENTS_PER_INSERT));
+            StringBuilder sql = new StringBuilder("insert into job_event (job_id, at, type, detail, actor) values ");
+            for (int i = 0; i < chunk.size(); i++) {
+                sql.append(i == 0 ? "" : ", ").append("(?").append(5 * i + 1).append(", ?").append(5 * i + 2)
+                        .append(", ?").append(5 * i + 3).append(", ?").append(5 * i + 4).append(", ?").append(5 * i + 5).append(')');
+            }
+            jakarta.persistence.Query insert = em.createNativeQuery(sql.toString());
+            for (int i = 0; i < chunk.size(); i++) {
+                JobEvent e = chunk.get(i);
+                insert.setParameter(5 * i + 1, e.getJobId())
+                        .setParameter(5 * i + 2, utc(e.getAt()))
+                        .setParameter(5 * i + 3, e.getType())
+                        .setParameter(5 * i + 4, e.getDetail())
+                        .setParameter(5 * i + 5, e.getActor());
+            }
+            insert.executeUpdate();
+        }
     }
 
     @Transactional(Transactional.TxType.MANDATORY)

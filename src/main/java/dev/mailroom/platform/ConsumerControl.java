@@ -40,6 +40,12 @@ public class ConsumerControl {
     MailroomConfig config;
 
     private final MBeanServer mbeans = ManagementFactory.getPlatformMBeanServer();
+    /**
+     * The MDBs per queue once every send queue had its consumers: this deployment's MDBs do not change while it
+     * is deployed, and the JMX pattern query walks the server's whole management model (GET /api/v1/queues,
+     * which dashboards and the bench poll, spent most of its CPU there: bench/README.md).
+     */
+    private volatile Map<String, List<ObjectName>> settled;
 
     /** Whether the queue's consumers are paused (false for a queue without consumers here). */
     public boolean paused(String queue) {
@@ -107,10 +113,14 @@ public class ConsumerControl {
 
     /**
      * The MDBs of this deployment per queue: every MDB the server reports whose class this deployment's class
-     * loader defines, grouped by the queue its activation config names. Read each time (a handful of JMX reads),
-     * so it is right as soon as the deployment's management resources exist.
+     * loader defines, grouped by the queue its activation config names. Read each time until every send queue
+     * has its MDBs (so it is right as soon as the deployment's management resources exist), then kept.
      */
     Map<String, List<ObjectName>> mdbs() {
+        Map<String, List<ObjectName>> known = settled;
+        if (known != null) {
+            return known;
+        }
         Map<String, Map<String, String>> configs = new HashMap<>();
         Map<String, ObjectName> names = new LinkedHashMap<>();
         try {
@@ -127,6 +137,9 @@ public class ConsumerControl {
         }
         Map<String, List<ObjectName>> out = new HashMap<>();
         ConsumerMap.byQueue(configs).forEach((queue, mdbs) -> out.put(queue, mdbs.stream().map(names::get).toList()));
+        if (config.queues().stream().allMatch(q -> !out.getOrDefault(q, List.of()).isEmpty())) {
+            settled = Map.copyOf(out);
+        }
         return out;
     }
 

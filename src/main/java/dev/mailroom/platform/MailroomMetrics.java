@@ -1,5 +1,6 @@
 package dev.mailroom.platform;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -7,6 +8,11 @@ import jakarta.inject.Inject;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Mailroom's meters (Prometheus names {@code mailroom_jobs_total}, {@code mailroom_attempts_total}).
@@ -22,14 +28,21 @@ public class MailroomMetrics {
     @Resource
     TransactionSynchronizationRegistry tx;
 
+    /**
+     * The counters already looked up, by name and tag values: a registry lookup builds and sorts the meter's id
+     * and runs the registry's filters on every call, which the send path paid several times per job.
+     */
+    private final Map<List<String>, Counter> counters = new ConcurrentHashMap<>();
+
     /** Counts a job reaching {@code outcome} when the current transaction commits. */
     public void outcome(String queue, String outcome) {
-        afterCommit(() -> registry.counter("mailroom.jobs", "queue", queue, "outcome", outcome).increment());
+        Counter c = counter("mailroom.jobs", "queue", queue, "outcome", outcome);
+        afterCommit(c::increment);
     }
 
     /** Counts a provider call right away: the call happened whatever becomes of the transaction. */
     public void attempt(String queue, String provider, String status) {
-        registry.counter("mailroom.attempts", "queue", queue, "provider", provider, "status", status).increment();
+        counter("mailroom.attempts", "queue", queue, "provider", provider, "status", status).increment();
     }
 
     /**
@@ -37,12 +50,20 @@ public class MailroomMetrics {
      * by the entry's reason) right away: the ledger committed it on its own before the provider call.
      */
     public void withheld(String queue, String reason) {
-        registry.counter("mailroom.suppression.withheld", "queue", queue, "reason", reason).increment();
+        counter("mailroom.suppression.withheld", "queue", queue, "reason", reason).increment();
     }
 
     /** Counts a job not sent at all because every recipient is suppressed ({@code mailroom_suppression_jobs_skipped_total}). */
     public void skipped(String queue) {
-        registry.counter("mailroom.suppression.jobs.skipped", "queue", queue).increment();
+        counter("mailroom.suppression.jobs.skipped", "queue", queue).increment();
+    }
+
+    /** The counter {@code name} with these tags (name, value, name, value...), looked up in the registry once. */
+    private Counter counter(String name, String... tags) {
+        List<String> key = new ArrayList<>(tags.length + 1);
+        key.add(name);
+        Collections.addAll(key, tags);
+        return counters.computeIfAbsent(key, k -> registry.counter(name, tags));
     }
 
     private void afterCommit(Runnable r) {

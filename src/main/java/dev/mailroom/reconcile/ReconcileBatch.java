@@ -65,18 +65,20 @@ public class ReconcileBatch {
     public record Progress(long lastId, int read, int waiting) {
     }
 
-    /** Reconciles up to {@code max} received calls after inbox id {@code afterId} (the sweep). */
+    /**
+     * The ids of up to {@code max} calls still received after inbox id {@code afterId}, in order (what the sweep
+     * takes next: only ids, so the job can claim them before a batch reconciles them, see {@link Reconciler}).
+     */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public Progress next(long afterId, int max) {
-        List<ProviderEvent> received = em.createQuery("""
-                        select e from ProviderEvent e where e.status = :s and e.profile in :p and e.id > :after order by e.id""",
-                        ProviderEvent.class)
+    public List<Long> received(long afterId, int max) {
+        return em.createQuery("""
+                        select e.id from ProviderEvent e where e.status = :s and e.profile in :p and e.id > :after order by e.id""",
+                        Long.class)
                 .setParameter("s", ProviderEvent.RECEIVED).setParameter("p", EventNormaliser.PROFILES).setParameter("after", afterId)
                 .setMaxResults(max).getResultList();
-        return reconcile(received, afterId, clock.instant());
     }
 
-    /** Reconciles the calls with these inbox ids that are still received (the inbox's fresh arrivals). */
+    /** Reconciles the calls with these inbox ids that are still received (fresh arrivals, or what the sweep took). */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Progress these(Collection<Long> ids) {
         List<ProviderEvent> received = new ArrayList<>();
@@ -132,35 +134,73 @@ public class ReconcileBatch {
             }
         }
         Map<Long, List<JobRecipient>> recipients = recipients(locked.keySet());
-        List<Runnable> suppress = new ArrayList<>();
+        Effects effects = new Effects();
         for (Call call : ready) {
-            apply(call, matches, locked, recipients, suppress, now);
+            apply(call, matches, locked, recipients, effects, now);
         }
         em.flush();
-        suppress.forEach(Runnable::run);
+        ledger.events(effects.timeline);
+        // in one order (tenant, address) in every batch: two batches that suppress the same addresses never wait on
+        // each other's inserts in opposite orders
+        effects.suppress.sort(java.util.Comparator.comparing(Suppress::key));
+        effects.suppress.forEach(s -> s.write().run());
+        effects.count(meters);
         return new Progress(last, received.size(), waiting);
     }
 
+    /** A suppression the batch writes after its flush (the list is written with statements of its own). */
+    private record Suppress(String key, Runnable write) {
+    }
+
+    /**
+     * What a batch writes besides its entities, gathered while it applies and written at the end: the timeline rows
+     * (one multi-row insert per hundred, in the order they were decided), the suppressions, and the counters (one
+     * increment per profile and type, not a registry look-up per event).
+     */
+    private static final class Effects {
+        final List<dev.mailroom.job.JobEvent> timeline = new ArrayList<>();
+        final List<Suppress> suppress = new ArrayList<>();
+        final Map<List<String>, Integer> events = new HashMap<>();
+        final Map<String, Integer> unmatched = new HashMap<>();
+        final Map<List<String>, Integer> calls = new HashMap<>();
+        final Map<String, List<Duration>> lags = new HashMap<>();
+
+        void timeline(MailJob job, String type, String detail, Instant at) {
+            timeline.add(new dev.mailroom.job.JobEvent(job.getId(), at, type, detail, dev.mailroom.job.JobEvent.SYSTEM));
+        }
+
+        void count(MeterRegistry meters) {
+            events.forEach((k, n) -> meters.counter("mailroom.reconcile.events", "profile", k.get(0), "type", k.get(1)).increment(n));
+            unmatched.forEach((profile, n) -> meters.counter("mailroom.reconcile.unmatched", "profile", profile).increment(n));
+            calls.forEach((k, n) -> meters.counter("mailroom.reconcile.calls", "profile", k.get(0), "outcome", k.get(1)).increment(n));
+            lags.forEach((profile, waits) -> {
+                Timer lag = lag(meters, profile);
+                waits.forEach(lag::record);
+            });
+        }
+    }
+
     private void apply(Call call, Matches matches, Map<Long, MailJob> jobs, Map<Long, List<JobRecipient>> recipients,
-                       List<Runnable> suppress, Instant now) {
+                       Effects effects, Instant now) {
         ProviderEvent stored = call.stored();
         String profile = stored.getProfile();
         List<String> outcomes = new ArrayList<>();
         for (TrackingEvent event : call.events()) {
-            meters.counter("mailroom.reconcile.events", "profile", profile, "type", event.eventType().name()).increment();
+            effects.events.merge(List.of(profile, event.eventType().name()), 1, Integer::sum);
             Long jobId = matches.jobOf(event);
             if (jobId == null) {
                 outcomes.add("unmatched");
-                meters.counter("mailroom.reconcile.unmatched", "profile", profile).increment();
+                effects.unmatched.merge(profile, 1, Integer::sum);
                 continue;
             }
             MailJob job = jobs.get(jobId);
-            apply(job, recipients.getOrDefault(jobId, List.of()), event, stored.getId(), call.waiting(), suppress, now);
+            apply(job, recipients.getOrDefault(jobId, List.of()), event, stored.getId(), call.waiting(), effects, now);
             outcomes.add("applied");
         }
         String outcome = outcomes.contains("unmatched") ? "unmatched" : "applied";
-        finish(stored, outcome, String.join(",", outcomes), now);
-        lag(profile).record(call.waiting());
+        stored.done(outcome, String.join(",", outcomes), now);
+        effects.calls.merge(List.of(profile, outcome), 1, Integer::sum);
+        effects.lags.computeIfAbsent(profile, k -> new ArrayList<>()).add(call.waiting());
         if (outcome.equals("unmatched")) {
             LOG.warning(() -> "provider event " + stored.getId() + " (" + profile + ") matched no job");
         }
@@ -173,7 +213,7 @@ public class ReconcileBatch {
 
     /** Carries out the decision for each recipient the event speaks of, then the roll-up to the job. */
     private void apply(MailJob job, List<JobRecipient> recipients, TrackingEvent event, long storedId, Duration waiting,
-                       List<Runnable> suppress, Instant now) {
+                       Effects effects, Instant now) {
         List<JobRecipient> concerned = event.recipient() == null ? recipients
                 : recipients.stream().filter(r -> event.recipient().equals(r.getAddress())).toList();
         List<String> notes = new ArrayList<>();
@@ -201,19 +241,20 @@ public class ReconcileBatch {
                 notes.add(recipients.size() > 1 ? r.getAddress() + ": " + record.why() : record.why());
             }
         }
-        ledger.event(job, "delivery_" + event.eventType(), event.timelineText()
+        effects.timeline(job, "delivery_" + event.eventType(), event.timelineText()
                 + (notes.isEmpty() ? "" : " (no change: " + String.join("; ", notes) + ")"), now);
         // the one place a hard bounce, a complaint or a provider's own suppression puts the recipient on the list
         // (after the batch's flush: the list is written with statements of its own)
         Optional<SuppressionReason> reason = SuppressionCauses.of(event);
-        reason.ifPresent(why -> suppress.add(() -> suppressions.fromEvent(job, event.recipient(), why, storedId,
-                event.timelineText(), now)));
+        reason.ifPresent(why -> effects.suppress.add(new Suppress(
+                (job.getTenant() == null ? "" : job.getTenant()) + "\n" + JobRecipient.normalise(event.recipient()) + "\n" + job.getId(),
+                () -> suppressions.fromEvent(job, event.recipient(), why, storedId, event.timelineText(), now))));
         recipients.forEach(r -> DeliveryState.parse(r.getDeliveryState()).ifPresent(states::add));
         JobState before = job.getState();
         JobState after = DeliveryTransitions.rollUp(before, states);
         if (after != before) {
             ledger.moveTo(job, after, now);
-            ledger.event(job, "delivery_state", before + " -> " + after + (before == JobState.unknown
+            effects.timeline(job, "delivery_state", before + " -> " + after + (before == JobState.unknown
                     ? " (the provider's " + event.eventType() + " event settles the unknown send)" : ""), now);
         }
     }
@@ -301,6 +342,7 @@ public class ReconcileBatch {
         return chunks;
     }
 
+    /** A call done with before it reached the batch's effects (ignored, unreadable): counted at once. */
     private void finish(ProviderEvent stored, String outcome, String why, Instant now) {
         stored.done(outcome, why, now);
         meters.counter("mailroom.reconcile.calls", "profile", stored.getProfile(), "outcome", outcome).increment();
@@ -312,7 +354,7 @@ public class ReconcileBatch {
      * received_at/applied_at instead. {@code registry.timer(...)}, not {@code Timer.builder(...).register(...)}:
      * WildFly 39's per-deployment registry forwards only the former to the registry Prometheus reads.
      */
-    private Timer lag(String profile) {
+    private static Timer lag(MeterRegistry meters, String profile) {
         return meters.timer("mailroom.reconcile.lag", "profile", profile);
     }
 }

@@ -29,12 +29,21 @@ public abstract class SendQueueConsumer implements MessageListener {
     @Inject
     RecoveryExecutor executor;
 
+    /**
+     * Set once the schema was seen migrated: the check is an EJB call (the transaction suspended and resumed),
+     * needed only until the singleton's {@code @PostConstruct} has finished, not on every delivery.
+     */
+    private static volatile boolean migrated;
+
     /** The send queue this consumer is bound to. */
     protected abstract String queue();
 
     @Override
     public void onMessage(Message message) {
-        schema.awaitMigrated();
+        if (!migrated) {
+            schema.awaitMigrated();
+            migrated = true;
+        }
         Incoming in;
         try {
             in = JmsMessages.incoming(message, queue());

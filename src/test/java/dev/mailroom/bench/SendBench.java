@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -110,6 +111,10 @@ public final class SendBench {
     private final Path readme;
     private final Path chart;
     private final String commit;
+    /** Extra JVM options for the server (BENCH_SERVER_JAVA_OPTS), e.g. a JDK Flight Recorder recording. */
+    private final String serverJavaOpts;
+    /** Whether each Mailroom run also reports Hibernate's statistics per job (BENCH_JPA_STATS=1; costs a little CPU). */
+    private final boolean jpaStats;
     private final List<Point> points = new ArrayList<>();
     private final List<String> checks = new ArrayList<>();
     private Path naiveWar;
@@ -152,6 +157,8 @@ public final class SendBench {
         String chartProp = System.getProperty("bench.chart", "");
         this.chart = chartProp.isBlank() ? work.resolve("send-throughput.png") : Path.of(chartProp).toAbsolutePath();
         this.commit = System.getProperty("bench.commit", "?");
+        this.serverJavaOpts = System.getProperty("bench.server-java-opts", "").trim();
+        this.jpaStats = Set.of("1", "true", "yes").contains(System.getProperty("bench.jpa-stats", "").trim().toLowerCase(Locale.ROOT));
     }
 
     public static void main(String[] args) {
@@ -457,6 +464,7 @@ public final class SendBench {
         if (stub != null) {
             stub.reset();
         }
+        Map<String, Long> jpa0 = jpaStatistics(s);
         String load0 = loadAverage();
         Cpu cpu0 = Cpu.sample(s.server);
         long t0 = System.nanoTime();
@@ -483,6 +491,7 @@ public final class SendBench {
         double sec = seconds(t1 - t0);
         Cpu cpu1 = Cpu.sample(s.server);
         String load1 = loadAverage();
+        String perJob = perJob(jpa0, jpaStatistics(s), total);
 
         // the counts: every job exactly once
         awaitCounter(before, "jobs", "sent_to_provider", n, Duration.ofSeconds(15));
@@ -579,6 +588,10 @@ public final class SendBench {
                     (int) timeline[2], timeline[0], timeline[1], 1000.0 * Math.max(1, peakInvocations) / rate));
         }
         details.append("; ").append(cpu0.until(cpu1, total, sec));
+        if (!perJob.isEmpty()) {
+            details.append("; Hibernate per job: ").append(perJob);
+            log(label + ": Hibernate per job: " + perJob);
+        }
         details.append(String.format(Locale.ROOT, "; produced beforehand in %.1f s; load avg %s -> %s", produceSec,
                 load0, load1));
         rows.add(new Row(figure + ", " + consumers + " consumers, " + s.db, rate, "jobs/s", rate / baselineRate,
@@ -589,6 +602,42 @@ public final class SendBench {
             fail(label + ": " + problems);
         }
         return new Result(rate, cpu0.msPerItem(cpu1, total), peakRequests);
+    }
+
+    private static final String JPA_UNIT = "/deployment=mailroom.war/subsystem=jpa/hibernate-persistence-unit=mailroom.war#mailroom";
+    private static final List<String> JPA_COUNTS = List.of("prepared-statement-count", "query-execution-count",
+            "entity-insert-count", "entity-update-count", "entity-load-count", "flush-count",
+            "successful-transaction-count", "session-open-count", "connect-count");
+
+    /**
+     * Mailroom's persistence unit's statistics (statements prepared, flushes, transactions...) when
+     * {@code bench.jpa-stats} is on (switched on at the first call; empty otherwise). Covers every statement
+     * Hibernate issues, native ones included; not the pool's validation query nor the sandbox provider's own
+     * JDBC, if it had any.
+     */
+    private Map<String, Long> jpaStatistics(Running s) {
+        if (!jpaStats) {
+            return Map.of();
+        }
+        s.cli.op(JPA_UNIT + ":write-attribute(name=statistics-enabled, value=true)");
+        JsonNode unit = s.cli.op(JPA_UNIT + ":read-resource(include-runtime=true)");
+        Map<String, Long> out = new LinkedHashMap<>();
+        for (String name : JPA_COUNTS) {
+            out.put(name, unit.path(name).asLong(-1));
+        }
+        return out;
+    }
+
+    private static String perJob(Map<String, Long> before, Map<String, Long> after, int jobs) {
+        StringBuilder b = new StringBuilder();
+        for (Map.Entry<String, Long> e : after.entrySet()) {
+            long from = before.getOrDefault(e.getKey(), -1L);
+            if (from >= 0 && e.getValue() >= 0) {
+                b.append(b.length() == 0 ? "" : ", ").append(e.getKey().replace("-count", "")).append(' ')
+                        .append(String.format(Locale.ROOT, "%.2f", (e.getValue() - from) / (double) jobs));
+            }
+        }
+        return b.toString();
     }
 
     /** {@code count} good jobs; if {@code mixed}, after every 9th one a job the stub fails (count / 9 of them). */
@@ -751,6 +800,7 @@ public final class SendBench {
                 .contextRoot("/mailroom")
                 .readinessUrl("http://127.0.0.1:" + (8080 + offset) + "/mailroom/api/v1/health")
                 .bootTimeout(Duration.ofSeconds(600))
+                .javaOpts(("-Xms256m -Xmx768m " + serverJavaOpts.replace("{run}", name)).trim())
                 .environment(environment)
                 // peak-concurrent-invocations of the MDB: the concurrency actually reached
                 .systemProperty("wildfly.ejb3.statistics-enabled", "true")
