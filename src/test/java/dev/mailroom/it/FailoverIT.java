@@ -49,8 +49,8 @@ class FailoverIT {
                 for (int i = 0; i < attempts.size() - 1; i++) {
                     // whatever came before went to the primary and never passed the point of no return
                     assertThat(attempts.get(i).path("provider").asText()).isEqualTo(ItEnvironment.PRIMARY_RELAY);
-                    assertThat(attempts.get(i).path("irrevocable_at").isNull()).isTrue();
-                    assertThat(attempts.get(i).path("consumed_attempt").asBoolean()).isFalse();
+                    assertThat(attempts.get(i).path("irrevocable_at").isNull()).as("attempt %d of %s", i, job).isTrue();
+                    assertThat(attempts.get(i).path("consumed_attempt").asBoolean()).as("attempt %d of %s", i, job).isFalse();
                 }
             }
             Map<String, Integer> counts = BreakerOutageIT.mine(secondary, ids);
