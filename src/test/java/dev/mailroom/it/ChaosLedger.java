@@ -95,12 +95,16 @@ final class ChaosLedger {
         Map<String, String> states = states(prefix);
         int n = 0;
         for (String id : ids) {
-            String s = states.get(id);
-            if (s != null && (SENT.contains(s) || NOT_SENT.contains(s) || s.equals("unknown"))) {
+            if (finishedState(states.get(id))) {
                 n++;
             }
         }
         return n;
+    }
+
+    /** Whether a job in this state (null: no record) is finished: the send path is over for it. */
+    static boolean finishedState(String state) {
+        return state != null && (SENT.contains(state) || NOT_SENT.contains(state) || state.equals("unknown"));
     }
 
     /** Mails received per job (for the given message ids; the SMTP provider's Message-ID is derived from the key). */
