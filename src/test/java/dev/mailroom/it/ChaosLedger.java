@@ -125,6 +125,15 @@ final class ChaosLedger {
     /** Counts the scenario's jobs, checks the invariants, keeps and returns its report line. */
     Line count(String scenario, String prefix, List<String> ids, double recoverySeconds, List<String> extraBroken)
             throws SQLException {
+        return count(scenario, prefix, ids, recoverySeconds, extraBroken, 0);
+    }
+
+    /**
+     * As {@link #count(String, String, List, double, List)}, after an operator settled {@code settledUnknown} jobs that
+     * were {@code unknown} (marked sent or sent again): the line's unknown column counts them too.
+     */
+    Line count(String scenario, String prefix, List<String> ids, double recoverySeconds, List<String> extraBroken,
+               int settledUnknown) throws SQLException {
         Map<String, String> states = states(prefix);
         Map<String, Integer> mails = mails(ids);
         Map<String, List<DeadLetter>> deadLetters = new HashMap<>();
@@ -192,7 +201,8 @@ final class ChaosLedger {
         broken.forEach((what, jobs) -> all.add(what + ": " + jobs.size() + " e.g. " + jobs.subList(0, Math.min(5, jobs.size()))));
         all.addAll(extraBroken);
         double wall = java.time.Duration.between(scenarioStart, java.time.Instant.now()).toMillis() / 1000.0;
-        return keep(new Line(scenario, ids.size(), sent, dead, lost, duplicates, recoverySeconds, unknown, all, wall));
+        return keep(new Line(scenario, ids.size(), sent, dead, lost, duplicates, recoverySeconds, unknown + settledUnknown,
+                all, wall));
     }
 
     synchronized Line keep(Line line) {
