@@ -23,8 +23,7 @@ public class V13__job_search_indexes extends BaseJavaMigration {
     @Override
     public void migrate(Context context) throws SQLException {
         Connection c = context.getConnection();
-        boolean postgres = c.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT)
-                .contains("postgres");
+        boolean postgres = MigrationSteps.postgres(c);
         try (Statement s = c.createStatement()) {
             s.execute("alter table job_recipient add column domain varchar(320) generated always as "
                     + "(substring(address from position('@' in address) + 1))" + (postgres ? " stored" : ""));

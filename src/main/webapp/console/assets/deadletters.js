@@ -12,6 +12,8 @@ const LIST_FIELDS = [
   ['fingerprint', 'Failure group (normalised error, exactly)', 'text'],
 ];
 const PAGE = 50;
+// most dead letters "select all matching" puts into one plan (the newest ones)
+const PLAN_MAX = 10000;
 const LAST_LIST = 'mailroom.lastList';
 
 /** The hash of the list the user last looked at (its filter and page), for "back to the list". */
@@ -132,9 +134,14 @@ export async function deadLetterList(params, seq) {
   const shortError = (d) => d.error ? (d.error.length > 90 ? d.error.slice(0, 88) + '…' : d.error) : '—';
   const bulkCount = h('strong', {testid: 'bulk-count'});
   const bulkBar = h('div', {class: 'bulk-bar', testid: 'bulk-bar'});
+  // total_exact false: the server counted up to page.total and stopped (a lower bound), so say "N+" and never
+  // present it as the exact number
+  const totalText = page.total_exact === false ? `${page.total}+` : String(page.total);
   const refreshBulk = () => {
     const n = selection.allMatching ? page.total : selection.ids.size;
-    bulkCount.textContent = selection.allMatching ? `all ${n} matching the filter` : `${n} selected`;
+    bulkCount.textContent = selection.allMatching
+      ? (page.total_exact === false ? `all ${totalText} matching the filter (a plan takes the newest ${PLAN_MAX})` : `all ${n} matching the filter`)
+      : `${n} selected`;
     bulkBar.hidden = n === 0;
   };
   const rows = page.items.map((d) => ({d, cells: [
@@ -159,10 +166,11 @@ export async function deadLetterList(params, seq) {
     let ids = [...selection.ids];
     if (selection.allMatching) {
       ids = [];
-      for (let off = 0; off !== null && off !== undefined && ids.length < 10000;) {
-        const p = await get('/dead-letters' + query({...filters, offset: off, limit: 1000}));
+      // keyset pages (next_cursor): each costs what the first costs, however deep
+      for (let after = ''; after !== null && after !== undefined && ids.length < PLAN_MAX;) {
+        const p = await get('/dead-letters' + query({...filters, after, limit: 1000}));
         ids.push(...p.items.map((d) => d.id));
-        off = p.next;
+        after = p.next_cursor;
       }
     }
     go('#/redrives/new' + query({action, ids: ids.join(',')}));
@@ -182,11 +190,13 @@ export async function deadLetterList(params, seq) {
   render(seq, h('h1', {}, 'Dead letters'),
     h('p', {class: 'hint'}, 'Newest first. Filter, then open one to see everything about it and act on it, or select some to plan a replay or discard.'),
     form,
-    h('p', {testid: 'dl-count'}, h('strong', {testid: 'dl-total'}, String(page.total)),
-      ` dead letter${page.total === 1 ? '' : 's'} match${page.total === 1 ? 'es' : ''}`,
+    h('p', {testid: 'dl-count'}, h('strong', {testid: 'dl-total', title: page.total_exact === false
+        ? `more than ${page.total} match: the list counts no further` : null}, totalText),
+      ` dead letter${page.total === 1 && page.total_exact !== false ? '' : 's'} match${page.total === 1 && page.total_exact !== false ? 'es' : ''}`,
+      page.total_exact === false ? ` (counted up to ${page.total}, no further)` : '',
       page.items.length ? `; showing ${offset + 1}–${shownTo}.` : '.', ' ',
       page.total > 0 && !selection.allMatching ? h('button', {type: 'button', class: 'link', testid: 'select-all-matching',
-        onclick: () => { selection.allMatching = true; go(location.hash); }}, `Select all ${page.total} matching the filter`) : null),
+        onclick: () => { selection.allMatching = true; go(location.hash); }}, `Select all ${totalText} matching the filter`) : null),
     bulkBar,
     table([selectPage, 'Id', 'Status', 'Queue', 'Reason', 'Class', 'Error', 'Recipient', 'Subject', 'Campaign', 'Tenant', 'Attempts', 'Failed at'],
       rows, 'dl-table', (r) => ({testid: 'dl-row', 'data-id': r.d.id, 'data-status': r.d.status, 'data-reason': r.d.reason, 'data-message-id': r.d.message_id})),

@@ -333,9 +333,33 @@ public final class TemplateRenderer {
             }
         }
 
+        /**
+         * The tags a template may not use, by the {@link MustacheVisitor} method mustache.java's parser calls for
+         * each, with how a refusal names it ({@code %s}: the tag's name).
+         */
+        private static final Map<String, String> REFUSED = Map.of(
+                "iterable", "{{#%s}} (a section)",
+                "notIterable", "{{^%s}} (an inverted section)",
+                "name", "{{$%s}} (a block)",
+                "checkName", "{{?%s}} (a block check)",
+                "partial", "{{>%s}} (a partial)",
+                "dynamicPartial", "{{>%s}} (a dynamic partial)",
+                "extend", "{{<%s}} (inheritance)",
+                "pragma", "{{%%%s}} (a pragma)",
+                "comment", "{{!...}} (a comment)");
+
+        /** What the parser may call: text, the document's structure, and values (checked in {@code value}). */
+        private static final Set<String> ALLOWED = Set.of("mustache", "write", "eof", "value");
+
+        /**
+         * A visitor that lets only text and {@code {{name}}} placeholders through: the parser's calls named in
+         * {@link #ALLOWED} go to a {@link DefaultMustacheVisitor} whose {@code value} takes escaped placeholders
+         * only, every other call is a refused tag ({@link #REFUSED}, or named by its method: a tag kind a later
+         * mustache.java adds is refused until it is allowed here). One table instead of an override per tag kind.
+         */
         @Override
         public MustacheVisitor createMustacheVisitor() {
-            return new DefaultMustacheVisitor(this) {
+            MustacheVisitor placeholders = new DefaultMustacheVisitor(this) {
                 @Override
                 public void value(TemplateContext tc, String variable, boolean encoded) {
                     if (!encoded) {
@@ -346,52 +370,19 @@ public final class TemplateRenderer {
                     }
                     list.add(new Placeholder(tc, df, variable));
                 }
-
-                @Override
-                public void iterable(TemplateContext tc, String variable, Mustache mustache) {
-                    throw notAPlaceholder(tc, "{{#" + variable + "}} (a section)");
-                }
-
-                @Override
-                public void notIterable(TemplateContext tc, String variable, Mustache mustache) {
-                    throw notAPlaceholder(tc, "{{^" + variable + "}} (an inverted section)");
-                }
-
-                @Override
-                public void name(TemplateContext tc, String variable, Mustache mustache) {
-                    throw notAPlaceholder(tc, "{{$" + variable + "}} (a block)");
-                }
-
-                @Override
-                public void checkName(TemplateContext tc, String variable, Mustache mustache) {
-                    throw notAPlaceholder(tc, "{{?" + variable + "}} (a block check)");
-                }
-
-                @Override
-                public void partial(TemplateContext tc, String variable, String indent) {
-                    throw notAPlaceholder(tc, "{{>" + variable + "}} (a partial)");
-                }
-
-                @Override
-                public void dynamicPartial(TemplateContext tc, String variable, String indent) {
-                    throw notAPlaceholder(tc, "{{>*" + variable + "}} (a partial)");
-                }
-
-                @Override
-                public void extend(TemplateContext tc, String variable, Mustache mustache) {
-                    throw notAPlaceholder(tc, "{{<" + variable + "}} (inheritance)");
-                }
-
-                @Override
-                public void pragma(TemplateContext tc, String pragma, String args) {
-                    throw notAPlaceholder(tc, "{{%" + pragma + "}} (a pragma)");
-                }
-
-                @Override
-                public void comment(TemplateContext tc, String comment) {
-                    throw notAPlaceholder(tc, "{{!...}} (a comment)");
-                }
             };
+            return (MustacheVisitor) java.lang.reflect.Proxy.newProxyInstance(MustacheVisitor.class.getClassLoader(),
+                    new Class<?>[] {MustacheVisitor.class}, (proxy, method, args) -> {
+                        if (method.getDeclaringClass() == MustacheVisitor.class && !ALLOWED.contains(method.getName())) {
+                            throw notAPlaceholder((TemplateContext) args[0], REFUSED.getOrDefault(method.getName(),
+                                    "{{%s}} (" + method.getName() + ")").formatted(args.length > 1 ? args[1] : ""));
+                        }
+                        try {
+                            return method.invoke(placeholders, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
         }
 
         private static MustacheException notAPlaceholder(TemplateContext tc, String tag) {

@@ -87,7 +87,7 @@ public final class DeadLetterQueryBench {
                 c.setAutoCommit(true);
                 s.execute("vacuum analyze dead_letter");
             }
-            log(String.format(Locale.ROOT, "loaded %,d dead letters in %.1f s, vacuum analyze %.1f s; table %s, "
+            note(String.format(Locale.ROOT, "loaded %,d dead letters in %.1f s, vacuum analyze %.1f s; table %s, "
                             + "indexes %s", rows, (loaded - t0) / 1e9, (System.nanoTime() - loaded) / 1e9,
                     scalar(c, "select pg_size_pretty(pg_table_size('dead_letter'))"),
                     scalar(c, "select pg_size_pretty(pg_indexes_size('dead_letter'))")));
@@ -114,7 +114,7 @@ public final class DeadLetterQueryBench {
             try (Statement s = c.createStatement()) {
                 s.execute("vacuum analyze");
             }
-            log(String.format(Locale.ROOT, "%s; vacuum analyze %.1f s; %s group-count rows, %s hourly group"
+            note(String.format(Locale.ROOT, "%s; vacuum analyze %.1f s; %s group-count rows, %s hourly group"
                             + " rows, %s daily group rows, %s arrival rows (%s minute, %s quarter-hour, %s hour, %s day)"
                             + " (load average %s)", timed, (System.nanoTime() - m2) / 1e9,
                     scalar(c, "select count(*) from dead_letter_group_count"),
@@ -241,7 +241,7 @@ public final class DeadLetterQueryBench {
                 checked++;
             }
         }
-        log("checked the stored fingerprint of " + checked + " rows against ErrorFingerprint.of(error)");
+        note("checked the stored fingerprint of " + checked + " rows against ErrorFingerprint.of(error)");
     }
 
     /** A keyset cursor 10,000 rows deep, and the fingerprint of the largest open group (for the list filters). */
@@ -279,7 +279,7 @@ public final class DeadLetterQueryBench {
                     + arrivals + " quarter-hour/hour/day rows, " + hourGroups + " hourly group rows, " + dayGroups
                     + " daily group rows");
         }
-        log("V8's group and hour counts, V18's hourly groups and quarter-hours" + (hasDayTier(c) ? " and V19's days" : "")
+        note("V8's group and hour counts, V18's hourly groups and quarter-hours" + (hasDayTier(c) ? " and V19's days" : "")
                 + " equal a GROUP BY over the rows");
     }
 
@@ -311,6 +311,30 @@ public final class DeadLetterQueryBench {
         Map<String, String> sql = new LinkedHashMap<>();
         sql.put("list, no filter", "select " + cols + " from dead_letter" + page);
         sql.put("list status=open", "select " + cols + " from dead_letter where status = 'open'" + page);
+        // the list's total for a filter the counts do not answer, before (every row counted through the trigram
+        // index) and now (campaign/tenant substrings resolved to exact values by a skip scan, then at most 10,001
+        // ids read from the column's list index)
+        sql.put("list total tenant contains tenant-7, every row counted (before)",
+                "select count(*) from dead_letter where lower(tenant) like '%tenant-7%' escape '!'");
+        sql.put("list total campaign contains campaign-42, every row counted (before)",
+                "select count(*) from dead_letter where lower(campaign_id) like '%campaign-42%' escape '!'");
+        sql.put("campaigns containing campaign-42 (skip scan of 500 distinct values)", """
+                with recursive v (val, n) as (select min(campaign_id), 1 from dead_letter union all
+                  select (select min(d.campaign_id) from dead_letter d where d.campaign_id > v.val), v.n + 1 from v
+                  where v.val is not null and v.n < 5000)
+                select val, n from v where val is not null and (n = 5000 or lower(val) like '%campaign-42%' escape '!')""");
+        String campaigns = "('campaign-42', 'campaign-420', 'campaign-421', 'campaign-422', 'campaign-423', "
+                + "'campaign-424', 'campaign-425', 'campaign-426', 'campaign-427', 'campaign-428', 'campaign-429')";
+        sql.put("list total campaign in (its 11 values), bounded: 10,001 ids", "select id from dead_letter"
+                + " where campaign_id in " + campaigns + " fetch first 10001 rows only");
+        sql.put("list total tenant in ('tenant-7'), bounded: 10,001 ids", "select id from dead_letter"
+                + " where tenant in ('tenant-7') fetch first 10001 rows only");
+        sql.put("list total provider=http, bounded: 10,001 ids", "select id from dead_letter"
+                + " where provider = 'http' fetch first 10001 rows only");
+        sql.put("list page campaign in (its 11 values)", "select " + cols + " from dead_letter where campaign_id in "
+                + campaigns + page);
+        sql.put("list page tenant in ('tenant-7')", "select " + cols + " from dead_letter where tenant in ('tenant-7')"
+                + page);
         sql.put("list fingerprint= (largest open group)", "select " + cols + " from dead_letter where error_fingerprint = '"
                 + fingerprint.replace("'", "''") + "'" + page);
         String groups = "select source_queue, reason, failure_class, error_type, error_fingerprint, consumer_version, "
@@ -396,6 +420,14 @@ public final class DeadLetterQueryBench {
 
     private static String scalar(Connection c, String sql) throws SQLException {
         return BenchDatabase.scalar(c, sql);
+    }
+
+    private static String scalarOrUnknown(Connection c, String sql) {
+        try {
+            return scalar(c, sql);
+        } catch (SQLException e) {
+            return "?";
+        }
     }
 
     /** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ: 100 on Linux). */
@@ -494,6 +526,10 @@ public final class DeadLetterQueryBench {
         queries.put("arrivals PT6H, 720 h (30 d)", base + "/arrivals?bucket=PT6H&hours=720");
         queries.put("arrivals P1D, 720 h (30 d, every row)", base + "/arrivals?bucket=P1D&hours=720");
         List<String> table = new ArrayList<>();
+        table.add("Set-up (PostgreSQL " + scalarOrUnknown(db, "show server_version") + ", shared_buffers "
+                + scalarOrUnknown(db, "show shared_buffers") + "):");
+        table.addAll(notes);
+        table.add("");
         table.add(String.format(Locale.ROOT, "%,d dead letters; per query %d warm-up calls, then %d passes over all "
                 + "queries of %d timed calls each, through the REST API (operator, HTTP on 127.0.0.1), one call at a time;"
                 + " median and max of the %d timed calls", rows, WARMUP, PASSES, RUNS, PASSES * RUNS));
@@ -515,19 +551,32 @@ public final class DeadLetterQueryBench {
         double idleSeconds = (System.nanoTime() - idleStart) / 1e9;
         table.add(String.format(Locale.ROOT, "Server CPU and database CPU per call: user + system time of the WildFly"
                 + " JVM and of the PostgreSQL backends of its pool (/proc/<pid>/stat) over the %d timed calls, divided by"
-                + " them; not inflated by other processes' load. Idle, the server burns %.1f ms of CPU a second"
-                + " (measured over %.0f s), included in those figures. Load average before the passes: %s.",
-                PASSES * RUNS, ms(idle[0], 1) / idleSeconds, idleSeconds, loadAverage()));
+                + " them; not inflated by other processes' load. Idle (no call), the server burns %.1f ms of CPU a"
+                + " second and its database backends %.1f ms a second (timers: the dead-letter monitor's snapshot every"
+                + " 10 s, the sweeper, leases; measured over %.0f s), included in those figures: a call that waits on"
+                + " a loaded machine carries more of it. The net column takes the database's idle share off (its idle"
+                + " rate times the calls' wall time): what the call itself cost the database. Load average before the"
+                + " passes: %s.",
+                PASSES * RUNS, ms(idle[0], 1) / idleSeconds, ms(idle[1], 1) / idleSeconds, idleSeconds, loadAverage()));
+        double idleDbMsPerSecond = ms(idle[1], 1) / idleSeconds;
+        table.add("");
+        table.add("A list's answer is \"rows of total\": the total is exact from the counts kept on write (group"
+                + " columns, time window), else counted up to " + String.format(Locale.ROOT, "%,d",
+                dev.mailroom.deadletter.DeadLetterQueries.TOTAL_BOUND) + " rows, past which it is that lower bound"
+                + " (\"N+\", total_exact false in the API).");
         table.add("");
         table.add("| query | median | max | medians per pass | server CPU / call | db CPU / call "
-                + "| rows / groups / buckets answered | target 100 ms |");
-        table.add("|---|---:|---:|---|---:|---:|---:|---|");
+                + "| db CPU / call, net of idle | rows / groups / buckets answered | target 100 ms |");
+        table.add("|---|---:|---:|---|---:|---:|---:|---:|---|");
         Map<String, long[]> cpu = new LinkedHashMap<>();
         Map<String, List<Double>> samples = new LinkedHashMap<>();
         Map<String, List<String>> passMedians = new LinkedHashMap<>();
         Map<String, String> sizes = new LinkedHashMap<>();
+        List<String> passLoads = new ArrayList<>();
         for (int pass = 0; pass < PASSES; pass++) {
-            log("pass " + (pass + 1) + " of " + PASSES + ", load average " + loadAverage());
+            String load = loadAverage();
+            passLoads.add("pass " + (pass + 1) + ": " + load);
+            log("pass " + (pass + 1) + " of " + PASSES + ", load average " + load);
             for (Map.Entry<String, String> q : queries.entrySet()) {
                 double[] ms = new double[RUNS];
                 Cpu before = Cpu.of(serverPid, db);
@@ -547,19 +596,24 @@ public final class DeadLetterQueryBench {
                         .add(String.format(Locale.ROOT, "%.1f", ms[RUNS / 2]));
             }
         }
-        log("after the last pass, load average " + loadAverage());
+        passLoads.add("after the last: " + loadAverage());
+        log("load average (1, 5, 15 min) per pass: " + String.join("; ", passLoads));
         samples.forEach((name, list) -> {
             double[] ms = list.stream().mapToDouble(Double::doubleValue).sorted().toArray();
             double median = ms[ms.length / 2];
             double max = ms[ms.length - 1];
             long[] used = cpu.get(name);
-            String row = String.format(Locale.ROOT, "| %s | %.1f ms | %.1f ms | %s | %.1f ms | %.1f ms | %s | %s |",
+            double wallSeconds = list.stream().mapToDouble(Double::doubleValue).sum() / 1000;
+            double dbNet = Math.max(0, ms(used[1], list.size()) - idleDbMsPerSecond * wallSeconds / list.size());
+            String row = String.format(Locale.ROOT, "| %s | %.1f ms | %.1f ms | %s | %.1f ms | %.1f ms | %.1f ms | %s | %s |",
                     name, median, max, String.join(" / ", passMedians.get(name)), ms(used[0], list.size()),
-                    ms(used[1], list.size()), sizes.get(name),
+                    ms(used[1], list.size()), dbNet, sizes.get(name),
                     median < TARGET.toMillis() ? (max < TARGET.toMillis() ? "met" : "met (median)") : "**MISSED**");
             log(row);
             table.add(row);
         });
+        table.add("");
+        table.add("Load average (1, 5, 15 min) at the start of each pass: " + String.join("; ", passLoads) + ".");
         table.add("");
         table.addAll(sqlTable);
         return table;
@@ -571,7 +625,12 @@ public final class DeadLetterQueryBench {
             if (node.isArray()) {
                 return Integer.toString(node.size());
             }
-            return node.has("items") ? Integer.toString(node.get("items").size()) : "?";
+            if (!node.has("items")) {
+                return "?";
+            }
+            // the list's total: exact, or a lower bound (total_exact false: the list counted up to it, no further)
+            return node.get("items").size() + (node.has("total") ? " of " + node.get("total").asLong()
+                    + (node.path("total_exact").asBoolean(true) ? "" : "+") : "");
         } catch (IOException e) {
             throw new IllegalStateException("not JSON: " + body, e);
         }
@@ -591,6 +650,14 @@ public final class DeadLetterQueryBench {
 
     private static void log(String s) {
         System.err.println("[bench] " + s);
+    }
+
+    /** What the set-up did (loading, migrations, checks): logged, and written above the results table. */
+    private static final List<String> notes = new ArrayList<>();
+
+    private static void note(String s) {
+        log(s);
+        notes.add("- " + s);
     }
 
     private DeadLetterQueryBench() {

@@ -338,6 +338,69 @@ class DeadLetterQueriesTest {
         }
     }
 
+    /**
+     * The list's total (console: "N dead letters match"): exact from the counts kept on write whatever its size;
+     * otherwise counted up to a bound, exact when the filter's rows fit in it, else the bound itself marked not
+     * exact (a lower bound: "30+"). Campaign and tenant substrings are resolved to the exact values they match (the
+     * page and the count then read no substring match) unless the column has too many distinct values; the page
+     * is the same either way. Bound and cap lowered from 10,000 and 5,000 to reach both sides with 240 rows.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}: bound {6}, cap {7} -> {8} exact {9}")
+    @org.junit.jupiter.params.provider.CsvSource(nullValues = "-", value = {
+        // what,                          campaign, tenant, provider, status, message, bound, cap, total, exact, resolved
+        "no filter: the counts,           -,        -,      -,        -,      -,       30,    50,  240,   true,  -",
+        "status=open: the counts,         -,        -,      -,        open,   -,       30,    50,  96,    true,  -",
+        "provider: 120 rows over 30,      -,        -,      smtp,     -,      -,       30,    50,  30,    false, -",
+        "provider: 120 rows over 119,     -,        -,      smtp,     -,      -,       119,   50,  119,   false, -",
+        "provider: 120 rows in 120,       -,        -,      smtp,     -,      -,       120,   50,  120,   true,  -",
+        "message id: 1 row,               -,        -,      -,        -,      msg-41,  30,    50,  1,     true,  -",
+        "campaign substring: 40 over 30,  PAIGN-3,  -,      -,        -,      -,       30,    50,  30,    false, true",
+        "campaign substring: 40 in 40,    PAIGN-3,  -,      -,        -,      -,       40,    50,  40,    true,  true",
+        "campaign and tenant: 20 rows,    PAIGN-3,  ANT-1,  -,        -,      -,       30,    50,  20,    true,  true",
+        "campaign and status=open,        PAIGN-3,  -,      -,        open,   -,       30,    50,  16,    true,  true",
+        "tenant matching all 4 values,    -,        T,      -,        -,      -,       30,    50,  30,    false, true",
+        "campaign matching none,          nope,     -,      -,        -,      -,       30,    50,  0,     true,  -",
+        "6 campaigns over a cap of 3,     campaign, -,      -,        -,      -,       30,    3,   30,    false, false",
+        "substring kept: 40 in 50,        PAIGN-3,  -,      -,        -,      -,       50,    3,   40,    true,  false",
+    })
+    void theListsTotalIsExactUpToTheBoundAndALowerBoundPastIt(String what, String campaign, String tenant,
+                                                              String provider, String status, String messageId,
+                                                              int bound, int cap, long total, boolean exact,
+                                                              Boolean resolved) {
+        queries.totalBound = bound;
+        queries.distinctValuesCap = cap;
+        DeadLetterQueries.Filter f = new DeadLetterQueries.Filter(null, null, null, null, campaign, tenant, provider,
+                null, status, messageId, null, null, null, null, true);
+        List<Row> matching = ROWS.stream()
+                .filter(r -> campaign == null || r.campaignId().toLowerCase().contains(campaign.toLowerCase()))
+                .filter(r -> tenant == null || r.tenant().toLowerCase().contains(tenant.toLowerCase()))
+                .filter(r -> provider == null || provider.equals(r.provider()))
+                .filter(r -> status == null || status.equals(r.status()))
+                .filter(r -> messageId == null || messageId.equals(r.messageId()))
+                .toList();
+
+        DeadLetterQueries.ListPage page = queries.listPage(f, null, 0, 7);
+
+        assertThat(page.total()).isEqualTo(total);
+        assertThat(page.totalExact()).isEqualTo(exact);
+        assertThat(exact ? page.total() == matching.size() : matching.size() > page.total())
+                .as("%d rows match: the total is that number when exact, a lower bound of it otherwise", matching.size())
+                .isTrue();
+        assertThat(page.items()).extracting(r -> r.summary().id())
+                .containsExactlyElementsOf(newestFirst(matching).stream().limit(7).toList());
+        if (resolved != null) {
+            List<String> listStatements = STATEMENTS.stream().map(String::toLowerCase)
+                    .filter(sql -> !sql.contains("recursive") && sql.contains(" where ")
+                            && sql.substring(sql.indexOf(" where ")).matches("(?s).*(campaign_id|tenant).*"))
+                    .toList();
+            assertThat(listStatements).isNotEmpty();
+            assertThat(listStatements).as("the page and the count, substrings %s",
+                            resolved ? "resolved to exact values" : "kept")
+                    .allMatch(sql -> sql.contains(" like ") != resolved);
+        }
+        em.close();
+    }
+
     /** Which arrival counts a bucket is summed from: the coarsest tier it holds whole numbers of. */
     @org.junit.jupiter.params.ParameterizedTest(name = "{0} -> {1} s")
     @org.junit.jupiter.params.provider.CsvSource({

@@ -235,6 +235,34 @@ class TemplateRendererTest {
                 .hasMessageContaining("broken.json");
     }
 
+    /** Every Mustache tag kind but {@code {{name}}} is refused when the template is compiled, and named. */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+        "{{#first}}x{{/first}}  | {{#first}} (a section)",
+        "{{^first}}x{{/first}}  | {{^first}} (an inverted section)",
+        "{{$first}}x{{/first}}  | {{$first}} (a block)",
+        "{{?first}}x{{/first}}  | {{?first}} (a block check)",
+        "{{>first}}             | {{>first}} (a partial)",
+        "{{>*first}}            | {{>*first}} (a dynamic partial)",
+        "{{<first}}{{/first}}   | {{<first}} (inheritance)",
+        "{{%first}}             | {{%first}} (a pragma)",
+        "{{! note }}            | {{!...}} (a comment)",
+        "{{{first}}}            | {{{first}}} (an unescaped value)",
+        "{{&first}}             | (an unescaped value)",
+        "Hi {{ first name }}    | {{first name}}",
+    })
+    void eachTagKindButAPlaceholderIsRefusedByName(String text, String named) throws Exception {
+        Path dir = templates();
+        write(dir, "tags", "{\"subject\": \"s\", \"text\": \"" + text + "\"}");
+        assertThatThrownBy(() -> new TemplateRenderer(dir).render(templateJob("tags", Map.of("first", "x"))))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(named)
+                .hasMessageContaining("only {{name}} and {{path.to.name}} placeholders are allowed");
+        write(dir, "plain", "{\"subject\": \"s\", \"text\": \"Hi {{first}}, {{ first }}\"}");
+        assertThat(new TemplateRenderer(dir).render(templateJob("plain", Map.of("first", "x"))).text())
+                .isEqualTo("Hi x, x");
+    }
+
     @Test
     void aJobWithoutContentOrTemplateIsAProgrammingError() {
         SendJob job = templateJob(null, Map.of());
