@@ -32,7 +32,8 @@ import java.util.Set;
  * mailed and recorded as not sent, a dead-lettered job without exactly one dead letter, a dead letter of a job
  * whose own record is not {@code dead_lettered} (the broker's redelivery limit took it before the handler saw it),
  * and a dead letter without its full envelope are broken invariants. {@code unknown} jobs that the relay got once count as
- * sent and are listed in the table's own column.
+ * sent and are listed in the table's own column, as are the {@code unknown} jobs an operator settled before the count
+ * (the scenarios that kill a node do what the runbook says: mark-sent or send-again).
  */
 final class ChaosLedger {
 
