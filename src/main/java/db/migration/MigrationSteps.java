@@ -23,6 +23,28 @@ final class MigrationSteps {
         return c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT).contains("postgres");
     }
 
+    /** Statements run on PostgreSQL only. */
+    @FunctionalInterface
+    interface OnPostgres {
+        void run(Statement s) throws SQLException;
+    }
+
+    /**
+     * A tier of the dead-letter counts: the group counts per {@code groupSeconds} in {@code groupTable}
+     * ({@link #groupTier}), the arrivals per {@code arrivalSeconds} ({@link #arrivalTier}), then, on PostgreSQL
+     * only, {@code onPostgres} (laying tables out in key order, analysing them).
+     */
+    static void countTier(Connection c, String groupTable, int groupSeconds, int arrivalSeconds, OnPostgres onPostgres)
+            throws SQLException {
+        try (Statement s = c.createStatement()) {
+            groupTier(s, groupTable, groupSeconds);
+            arrivalTier(s, arrivalSeconds);
+            if (postgres(c)) {
+                onPostgres.run(s);
+            }
+        }
+    }
+
     /**
      * A table of group counts per bucket of {@code failed_at} (as {@code dead_letter_group_count}'s, keyed by the
      * bucket too), and its back-fill: bucket = floor(epoch seconds / {@code seconds}); null key columns stored as

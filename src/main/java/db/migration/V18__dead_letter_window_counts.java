@@ -1,8 +1,6 @@
 package db.migration;
 
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import org.flywaydb.core.api.migration.BaseJavaMigration;
 import org.flywaydb.core.api.migration.Context;
 
@@ -25,15 +23,10 @@ public class V18__dead_letter_window_counts extends BaseJavaMigration {
 
     @Override
     public void migrate(Context context) throws SQLException {
-        Connection c = context.getConnection();
-        try (Statement s = c.createStatement()) {
-            MigrationSteps.groupTier(s, "dead_letter_group_hour", 3600);
-            MigrationSteps.arrivalTier(s, 900);
-            if (MigrationSteps.postgres(c)) {
-                for (String table : new String[] {"dead_letter_arrival", "dead_letter_group_hour"}) {
-                    MigrationSteps.inKeyOrder(s, table);
-                }
+        MigrationSteps.countTier(context.getConnection(), "dead_letter_group_hour", 3600, 900, s -> {
+            for (String table : new String[] {"dead_letter_arrival", "dead_letter_group_hour"}) {
+                MigrationSteps.inKeyOrder(s, table);
             }
-        }
+        });
     }
 }

@@ -1,8 +1,6 @@
 package db.migration;
 
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import org.flywaydb.core.api.migration.BaseJavaMigration;
 import org.flywaydb.core.api.migration.Context;
 
@@ -24,14 +22,9 @@ public class V19__dead_letter_day_counts extends BaseJavaMigration {
 
     @Override
     public void migrate(Context context) throws SQLException {
-        Connection c = context.getConnection();
-        try (Statement s = c.createStatement()) {
-            MigrationSteps.groupTier(s, "dead_letter_group_day", 86400);
-            MigrationSteps.arrivalTier(s, 86400);
-            if (MigrationSteps.postgres(c)) {
-                MigrationSteps.inKeyOrder(s, "dead_letter_group_day");
-                s.execute("analyze dead_letter_arrival");
-            }
-        }
+        MigrationSteps.countTier(context.getConnection(), "dead_letter_group_day", 86400, 86400, s -> {
+            MigrationSteps.inKeyOrder(s, "dead_letter_group_day");
+            s.execute("analyze dead_letter_arrival");
+        });
     }
 }

@@ -8,7 +8,9 @@ import dev.mailroom.it.support.ApiClient;
 import dev.mailroom.it.support.ArtemisBroker;
 import dev.mailroom.it.support.ItEnvironment;
 import dev.mailroom.it.support.JmsClient;
+import dev.mailroom.it.support.MailroomNodes;
 import dev.mailroom.it.support.PostgresServer;
+import dev.mailroom.it.support.ProcessCpu;
 import dev.mailroom.it.support.WildFlyServer;
 import dev.mailroom.testsupport.SmtpTestServer;
 import java.io.IOException;
@@ -53,10 +55,15 @@ import org.junit.jupiter.api.TestMethodOrder;
  * its full envelope). Its own failsafe execution ({@code it-chaos}); {@code bash chaos/run.sh} runs just that and
  * prints the table; the report is {@code <build dir>/chaos/report.json} and {@code report.txt}.
  *
- * <p>Sizes are the issue's by default, and system properties (pom properties {@code chaos.*}) otherwise. The
- * poison flood runs beside the kill -9 run (its own queue, its own report line): the kills are bound by boot
- * times, the flood by the consumers, so together they cost the time of one. The broker scenario fails over to the
- * backup and back again, so the pair is whole after it as before.
+ * <p>Sizes are system properties (pom properties {@code chaos.*}): the pom's defaults are the CI sizes that
+ * {@code mvn verify} runs (kill -9 x3 during 1,500 jobs, 1,000 poison among 150 good, 1,000 fuzzed, PostgreSQL down
+ * 60 s and the relay down 60 s under 500 jobs each, a 100-job redrive, the broker fail-over and back under 500 jobs);
+ * {@code bash chaos/run.sh} runs the issue's sizes (Maven profile {@code chaos-full}). The poison flood runs beside
+ * the kill -9 run (its own queue, its own report line): the kills are bound by boot times, the flood by the
+ * consumers, so together they cost the time of one. The broker scenario fails over to the backup and back again, so
+ * the pair is whole after it as before. Each scenario logs its wall time, the CPU seconds every process of the
+ * topology used in it ({@link ProcessCpu}) and the machine's load average: on a shared machine the CPU says what a
+ * quiet one would need.
  */
 @Tag("chaos")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -64,26 +71,35 @@ class ChaosIT {
 
     static final String SEND = "mail.send";
     static final String BULK = "mail.send.bulk";
-    static final int JOBS = Integer.getInteger("mailroom.chaos.jobs", 10_000);
-    static final int KILLS = Integer.getInteger("mailroom.chaos.kills", 10);
-    static final int POISON = Integer.getInteger("mailroom.chaos.poison", 10_000);
-    static final int POISON_GOOD = Integer.getInteger("mailroom.chaos.poison-good", 1_000);
+    static final int JOBS = Integer.getInteger("mailroom.chaos.jobs", 1_500);
+    static final int KILLS = Integer.getInteger("mailroom.chaos.kills", 3);
+    static final int POISON = Integer.getInteger("mailroom.chaos.poison", 1_000);
+    static final int POISON_GOOD = Integer.getInteger("mailroom.chaos.poison-good", 150);
     static final int FUZZ = Integer.getInteger("mailroom.chaos.fuzz", 1_000);
     static final long SEED = Long.getLong("mailroom.chaos.seed", 20261201L);
     static final Duration DB_OUTAGE = Duration.ofSeconds(Integer.getInteger("mailroom.chaos.db-outage-seconds", 60));
-    static final Duration RELAY_OUTAGE = Duration.ofSeconds(Integer.getInteger("mailroom.chaos.relay-outage-seconds", 300));
-    static final int LOAD = Integer.getInteger("mailroom.chaos.load", 1_000);
-    static final int REDRIVE = Integer.getInteger("mailroom.chaos.redrive", 200);
+    static final Duration RELAY_OUTAGE = Duration.ofSeconds(Integer.getInteger("mailroom.chaos.relay-outage-seconds", 60));
+    static final int LOAD = Integer.getInteger("mailroom.chaos.load", 500);
+    static final int REDRIVE = Integer.getInteger("mailroom.chaos.redrive", 100);
     static final Duration LEASE_TTL = Duration.ofSeconds(6);
+    /**
+     * After an outage the jobs must keep finishing: the scenario fails when jobs are left and none finished for this
+     * long (a delivery held somewhere, e.g. a broker transaction nobody ends, shows as such a stall).
+     */
+    static final Duration RECOVERY_STALL = Duration.ofSeconds(Integer.getInteger("mailroom.chaos.recovery-stall-seconds", 90));
+    static final Duration BOOT_TIMEOUT = Duration.ofSeconds(Long.getLong("mailroom.it.boot-timeout-seconds", 600));
 
     private static final Instant SUITE_START = Instant.now();
     private static PostgresServer postgres;
     private static SmtpTestServer smtp;
     private static ArtemisBroker.Pair artemis;
-    private static final Map<String, WildFlyServer> NODES = new LinkedHashMap<>();
-    private static final Map<String, ApiClient> APIS = new LinkedHashMap<>();
+    private static MailroomNodes nodes;
+    private static Map<String, WildFlyServer> NODES = Map.of();
+    private static Map<String, ApiClient> APIS = Map.of();
     private static ChaosLedger ledger;
     private static JmsClient producer;
+    private static ProcessCpu cpu;
+    private static Path work;
     private static final ExecutorService BACKGROUND = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "chaos-background");
         t.setDaemon(true);
@@ -97,7 +113,9 @@ class ChaosIT {
 
     @BeforeAll
     static void startTheProductionShape() throws Exception {
-        Path work = ItEnvironment.workDir().resolve("chaos");
+        cpu = ProcessCpu.start();
+        Map<Long, Double> setUp = cpu.mark();
+        work = ItEnvironment.workDir().resolve("chaos");
         PostgresServer.deleteTree(work);
         Files.createDirectories(work);
         int offset = ItEnvironment.configuredPortOffset();
@@ -105,69 +123,54 @@ class ChaosIT {
         // configuration it-remote wrote is reused), unless that puts them past 65535 (a helper's offset 4000)
         int brokerOffset = Integer.getInteger("mailroom.chaos.broker-port-offset",
                 61618 + offset <= 65535 ? offset : offset / 10);
-        String home = System.getProperty("mailroom.it.server-home");
+        Path home = Path.of(System.getProperty("mailroom.it.server-home"));
         // the pair, the remote configuration and PostgreSQL start side by side (a minute or more each here)
         CompletableFuture<ArtemisBroker.Pair> pair = CompletableFuture.supplyAsync(
                 () -> ArtemisBroker.startPair(work, brokerOffset), BACKGROUND);
-        CompletableFuture<Void> configured = CompletableFuture.runAsync(
-                () -> ItEnvironment.configureRemote(Path.of(home), ArtemisBroker.pairUrl(brokerOffset)), BACKGROUND);
+        CompletableFuture<Void> configured = CompletableFuture.runAsync(() -> {
+            Instant t = Instant.now();
+            ItEnvironment.configureRemote(home, ArtemisBroker.pairUrl(brokerOffset));
+            System.err.printf("[chaos] remote configuration ready in %.0f s (configure.sh, or the one it-remote wrote)%n",
+                    since(t));
+        }, BACKGROUND);
         smtp = SmtpTestServer.start();
         postgres = PostgresServer.start(work, false);
         artemis = pair.join();
         configured.join();
         ledger = new ChaosLedger(postgres, smtp);
         producer = artemis.producerClient();
-        // side by side: each node boots from its own copy of the configuration directory (WildFly writes its
-        // history there at every boot), so neither a boot nor a restart after a kill touches the other's
-        List<WildFlyServer> nodes = List.of(node("node-a", offset, work, home), node("node-b", offset + 50, work, home));
         Instant booting = Instant.now();
-        CompletableFuture.allOf(nodes.stream().map(n -> CompletableFuture.runAsync(n::start, BACKGROUND))
-                .toArray(CompletableFuture[]::new)).join();
-        System.err.printf("[chaos] production shape up after %.0f s (both nodes booted in %.0f s)%n",
-                since(SUITE_START), since(booting));
-    }
-
-    private static WildFlyServer node(String id, int offset, Path work, String home) {
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put("MAILROOM_NODE_ID", id);
-        env.put("MAILROOM_BROKER_USER", ArtemisBroker.MAILROOM_USER);
-        env.put("MAILROOM_BROKER_PASSWORD", ArtemisBroker.MAILROOM_PASSWORD);
-        env.put("MAILROOM_BROKER_CONSOLE_URLS", artemis.consoleUrls());
-        env.put("MAILROOM_DB_URL", postgres.jdbcUrl());
-        env.put("MAILROOM_DB_USER", postgres.user());
-        env.put("MAILROOM_DB_PASSWORD", postgres.password());
-        env.put("MAILROOM_DB_DRIVER", "postgresql");
-        env.put("MAILROOM_PROVIDER", "smtp");
-        env.put("MAILROOM_SMTP_HOST", "127.0.0.1");
-        env.put("MAILROOM_SMTP_PORT", Integer.toString(smtp.port()));
-        env.put("MAILROOM_SMTP_READ_TIMEOUT_MS", Long.toString(ItEnvironment.SMTP_READ_TIMEOUT.toMillis()));
-        // a relay outage closes the breaker again within seconds of the relay's return
-        env.put("MAILROOM_BREAKER_DELAY", "3000ms");
-        env.put("MAILROOM_LEASE_TTL", LEASE_TTL.toString());
-        env.put("MAILROOM_LEASE_HEARTBEAT", "PT2S");
-        env.put("MAILROOM_DEADLETTER_SWEEP_INTERVAL", "PT2S");
-        env.put("MAILROOM_DEADLETTER_MONITOR_INTERVAL", "PT1S");
-        env.put("MAILROOM_STOP_THE_LINE_PROBE_INTERVAL", "PT1S");
-        env.put("MAILROOM_POLICY_DEFAULT_SOFT_BOUNCE_DELAYS", "1s,2s,3s");
-        env.put("MAILROOM_POLICY_DEFAULT_INTERNAL_DELAYS", "1s");
-        Path configuration = work.resolve(id).resolve("configuration");
-        PostgresServer.copyTree(Path.of(home, "standalone", "configuration"), configuration);
-        WildFlyServer server = WildFlyServer.builder(Path.of(home))
+        nodes = MailroomNodes.builder(work)
                 .config(ItEnvironment.REMOTE_CONFIG)
-                .systemProperty("jboss.server.config.dir", configuration.toString())
                 .portOffset(offset)
-                .baseDir(work.resolve(id))
-                .contextRoot("/mailroom")
-                .readinessUrl("http://127.0.0.1:" + (8080 + offset) + "/mailroom" + ItEnvironment.HEALTH_PATH)
-                .bootTimeout(Duration.ofSeconds(Long.getLong("mailroom.it.boot-timeout-seconds", 600)))
-                .environment(env)
-                // in-doubt transactions of a killed node are resolved within seconds, not the default 2 minutes
-                .systemProperty("RecoveryEnvironmentBean.periodicRecoveryPeriod", "10")
-                .systemProperty("RecoveryEnvironmentBean.recoveryBackoffPeriod", "2")
+                .bootTimeout(BOOT_TIMEOUT)
+                .env("MAILROOM_BROKER_USER", ArtemisBroker.MAILROOM_USER)
+                .env("MAILROOM_BROKER_PASSWORD", ArtemisBroker.MAILROOM_PASSWORD)
+                .env("MAILROOM_BROKER_CONSOLE_URLS", artemis.consoleUrls())
+                .env("MAILROOM_DB_URL", postgres.jdbcUrl())
+                .env("MAILROOM_DB_USER", postgres.user())
+                .env("MAILROOM_DB_PASSWORD", postgres.password())
+                .env("MAILROOM_DB_DRIVER", "postgresql")
+                .env("MAILROOM_PROVIDER", "smtp")
+                .env("MAILROOM_SMTP_HOST", "127.0.0.1")
+                .env("MAILROOM_SMTP_PORT", Integer.toString(smtp.port()))
+                .env("MAILROOM_SMTP_READ_TIMEOUT_MS", Long.toString(ItEnvironment.SMTP_READ_TIMEOUT.toMillis()))
+                // a relay outage closes the breaker again within seconds of the relay's return
+                .env("MAILROOM_BREAKER_DELAY", "3000ms")
+                .env("MAILROOM_LEASE_TTL", LEASE_TTL.toString())
+                .env("MAILROOM_LEASE_HEARTBEAT", "PT2S")
+                .env("MAILROOM_DEADLETTER_SWEEP_INTERVAL", "PT2S")
+                .env("MAILROOM_DEADLETTER_MONITOR_INTERVAL", "PT1S")
+                .env("MAILROOM_STOP_THE_LINE_PROBE_INTERVAL", "PT1S")
+                .env("MAILROOM_POLICY_DEFAULT_SOFT_BOUNCE_DELAYS", "1s,2s,3s")
+                .env("MAILROOM_POLICY_DEFAULT_INTERNAL_DELAYS", "1s")
                 .build();
-        NODES.put(id, server);
-        APIS.put(id, new ApiClient(server.baseUrl()));
-        return server;
+        NODES = nodes.servers();
+        APIS = nodes.apis();
+        nodes.startSideBySide();
+        System.err.printf("[chaos] production shape up after %.0f s (both nodes booted side by side in %.0f s); set-up used"
+                        + " %s; load average %s%n", since(SUITE_START), since(booting), cpu.describe(setUp),
+                ProcessCpu.loadAverage());
     }
 
     @AfterAll
@@ -182,13 +185,9 @@ class ChaosIT {
         if (producer != null) {
             producer.close();
         }
-        NODES.values().forEach(s -> {
-            try {
-                s.stop(Duration.ofSeconds(20));
-            } catch (RuntimeException e) {
-                System.err.println("[chaos] stopping " + s + " failed: " + e);
-            }
-        });
+        if (nodes != null) {
+            nodes.stopAll(Duration.ofSeconds(20));
+        }
         if (artemis != null) {
             artemis.close();
         }
@@ -198,36 +197,60 @@ class ChaosIT {
         if (smtp != null) {
             smtp.close();
         }
+        if (cpu != null) {
+            cpu.stop();
+        }
         BACKGROUND.shutdownNow();
     }
 
     private Instant scenarioStart;
+    private Map<Long, Double> scenarioCpu;
+    private List<Long> scenarioBrokerLogs;
 
-    /** Each scenario's wall time is logged and goes into its report line ({@code wall_seconds}): the CI budget. */
+    /**
+     * Each scenario's wall time is logged and goes into its report line ({@code wall_seconds}): the CI budget; beside
+     * it the CPU seconds the topology used in it and the load average, to tell the work from the machine's load.
+     */
     @BeforeEach
     void scenarioStarts() {
         scenarioStart = Instant.now();
+        scenarioCpu = cpu.mark();
+        scenarioBrokerLogs = List.of(artemis.primary().logLength(), artemis.backup().logLength());
         ledger.scenarioStarted();
     }
 
     @AfterEach
     void scenarioEnded(TestInfo test) {
-        System.err.printf("[chaos] %s took %.0f s%n", test.getTestMethod().map(m -> m.getName()).orElse("?"),
-                since(scenarioStart));
+        System.err.printf("[chaos] %s took %.0f s, %s, load average %s%n",
+                test.getTestMethod().map(m -> m.getName()).orElse("?"), since(scenarioStart), cpu.describe(scenarioCpu),
+                ProcessCpu.loadAverage());
+        // a broker transaction nobody ended is rolled back by the broker's transaction timeout (AMQ222103), its
+        // messages held until then: named here whatever the scenario
+        List<ArtemisBroker> brokers = List.of(artemis.primary(), artemis.backup());
+        for (int i = 0; i < brokers.size(); i++) {
+            String timedOut = brokers.get(i).logAfter(scenarioBrokerLogs.get(i), "AMQ222103");
+            if (!timedOut.isEmpty()) {
+                System.err.println("[chaos] " + brokers.get(i).name() + ": " + timedOut);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ scenarios
 
     /**
-     * 10,000 jobs over the two nodes; node A, then B, then A... killed with {@code kill -9} while they process,
-     * each restarted at once. A node is killed when the other one is back and taking work, so one is always up.
+     * {@code chaos.jobs} jobs over the two nodes; node A, then B, then A... killed {@code chaos.kills} times with
+     * {@code kill -9} while they process, each restarted at once. A node is killed when the other one is back and
+     * taking work, so one is always up. The jobs go out in {@code kills + 1} portions, one before each kill and the
+     * last after it, and each kill waits until its portion's mails arrive: so every kill comes while jobs are in
+     * flight, however fast the machine sends (a quiet machine sent the whole run before the second boot).
      */
     @Test
     @Order(1)
-    void killNineOfAWorkerNodeTenTimesDuringATenThousandJobRun() throws Exception {
+    void killNineOfAWorkerNodeRepeatedlyDuringARun() throws Exception {
         String prefix = Jobs.runPrefix("chaos-kill");
         List<String> ids = Jobs.ids(prefix, JOBS);
-        producer.sendAll(SEND, Jobs.jobs(ids));
+        Map<String, Long> logs = logOffsets();
+        int portion = (ids.size() + KILLS) / (KILLS + 1);
         startPoisonFlood();
         List<String> broken = new ArrayList<>();
         HeldByConsumers held = HeldByConsumers.sample(SEND);
@@ -238,11 +261,12 @@ class ChaosIT {
         for (int k = 0; k < KILLS; k++) {
             String victim = order.get(k % 2);
             // the other node must be up again (its restart after the previous kill) before this one dies
-            restarting.get(Long.getLong("mailroom.it.boot-timeout-seconds", 600) + 60, java.util.concurrent.TimeUnit.SECONDS);
-            // ... and the victim must be processing: mails arrive while it is up
+            restarting.get(BOOT_TIMEOUT.toSeconds() + 60, java.util.concurrent.TimeUnit.SECONDS);
+            // ... and the victim must be processing: this portion's mails arrive while it is up
             int before = smtp.receivedCount();
-            boolean processing = ids.size() > ledger.mails(ids).values().stream().filter(n -> n > 0).count()
-                    && awaitQuietly(Duration.ofSeconds(20), () -> smtp.receivedCount() >= before + 20);
+            producer.sendAll(SEND, Jobs.jobs(ids.subList(Math.min(ids.size(), k * portion),
+                    Math.min(ids.size(), (k + 1) * portion))));
+            boolean processing = awaitQuietly(Duration.ofSeconds(60), () -> smtp.receivedCount() >= before + 20);
             if (processing) {
                 killsWhileProcessing++;
             }
@@ -253,7 +277,8 @@ class ChaosIT {
                     since(SUITE_START), smtp.receivedCount(), processing);
             restarting = CompletableFuture.supplyAsync(node::start, BACKGROUND);
         }
-        restarting.get(Long.getLong("mailroom.it.boot-timeout-seconds", 600) + 60, java.util.concurrent.TimeUnit.SECONDS);
+        producer.sendAll(SEND, Jobs.jobs(ids.subList(Math.min(ids.size(), KILLS * portion), ids.size())));
+        restarting.get(BOOT_TIMEOUT.toSeconds() + 60, java.util.concurrent.TimeUnit.SECONDS);
         awaitFinishedWhileProgressing(prefix, ids, Duration.ofMinutes(3), Duration.ofMinutes(60));
         double recovery = since(lastKill);
         held.stop();
@@ -263,14 +288,18 @@ class ChaosIT {
             broken.add(held.toString());
         }
         awaitDrained();
+        // a node booting beside a running one must leave it alone: with a shared deployments directory the booting
+        // node's scanner rewrote the deployment's marker and the running node undeployed and deployed Mailroom again,
+        // failing its deliveries in flight (WFLYEJB0421, logged by the resource adapter as AMQ154004)
+        logLines(logs, "WFLYEJB0421").forEach(l -> broken.add("a running node's component shut down under load: " + l));
         if (killsWhileProcessing < KILLS) {
-            System.err.printf("[chaos] %d of %d kills came while mails were still arriving (the run ended before the rest)%n",
-                    killsWhileProcessing, KILLS);
+            broken.add((KILLS - killsWhileProcessing) + " of " + KILLS + " kills came while no mail of the run arrived");
         }
-        assertHeld(ledger.count("kill -9 x" + KILLS + " over 2 nodes", prefix, ids, recovery, broken));
+        int settled = settleUnknownAsAnOperator(prefix, ids, broken);
+        assertHeld(ledger.count("kill -9 x" + KILLS + " over 2 nodes", prefix, ids, recovery, broken, settled));
     }
 
-    /** 10,000 poison messages with 1,000 good jobs among them, on the bulk queue, started beside the kill run. */
+    /** {@code chaos.poison} poison messages with {@code chaos.poison-good} good jobs among them, on the bulk queue, started beside the kill run. */
     private static void startPoisonFlood() {
         floodPrefix = Jobs.runPrefix("chaos-poison");
         floodStart = Instant.now();
@@ -333,7 +362,7 @@ class ChaosIT {
     }
 
     /**
-     * 1,000 malformed jobs from the seeded schema-driven {@link JobFuzzer}: every one dead-lettered with a reason
+     * {@code chaos.fuzz} malformed jobs from the seeded schema-driven {@link JobFuzzer}: every one dead-lettered with a reason
      * and its bytes, none mailed, no 5xx reading them back, no ERROR with a stack trace in either node's log.
      */
     @Test
@@ -404,62 +433,35 @@ class ChaosIT {
         assertHeld(line);
     }
 
-    /** PostgreSQL stopped for 60 s while 1,000 jobs are being sent; the line stops and goes on when it is back. */
+    /**
+     * PostgreSQL stopped ({@code pg_ctl stop -m fast}) for 60 s while the scenario's jobs are being sent; the nodes
+     * must see it (health 503), stop their lines, and go on when it is back: every job finished, none stalled.
+     */
     @Test
     @Order(4)
     void postgresStoppedForSixtySecondsUnderLoad() throws Exception {
         String prefix = Jobs.runPrefix("chaos-db");
         List<String> ids = Jobs.ids(prefix, LOAD);
-        smtp.setDelayBeforeReply(Duration.ofMillis(20)); // the load is still going when the database goes
-        Instant back;
-        try {
-            loadUnderWay(ids);
-            postgres.stopForOutage();
-            Instant down = Instant.now();
-            try {
-                long left = DB_OUTAGE.minus(Duration.between(down, Instant.now())).toMillis();
-                Thread.sleep(Math.max(0, left)); // the outage lasts as long as the scenario says
-            } finally {
-                postgres.startAgain();
-                back = Instant.now();
-            }
-        } finally {
-            smtp.setDelayBeforeReply(Duration.ZERO);
-        }
-        awaitFinished(prefix, ids, Duration.ofMinutes(5));
-        double recovery = since(back);
-        awaitDrained();
-        assertHeld(ledger.count("postgresql down " + DB_OUTAGE.toSeconds() + " s", prefix, ids, recovery, List.of()));
+        List<String> broken = new ArrayList<>();
+        double recovery = outage(prefix, ids, DB_OUTAGE, postgres::stopForOutage, postgres::startAgain,
+                "GET /api/v1/health 503 (the database)", () -> anyNodeAnswers("/api/v1/health", 503), broken);
+        assertHeld(ledger.count("postgresql down " + DB_OUTAGE.toSeconds() + " s", prefix, ids, recovery, broken));
     }
 
-    /** The relay stops listening for 5 minutes while 1,000 jobs are being sent; nothing dead-letters, all go after. */
+    /** The relay stops listening for the outage while the scenario's jobs are being sent; nothing dead-letters, all go after. */
     @Test
     @Order(5)
-    void theRelayStoppedForFiveMinutesUnderLoad() throws Exception {
+    void theRelayStoppedUnderLoad() throws Exception {
         String prefix = Jobs.runPrefix("chaos-relay");
         List<String> ids = Jobs.ids(prefix, LOAD);
-        smtp.setDelayBeforeReply(Duration.ofMillis(20));
-        Instant back;
+        List<String> broken = new ArrayList<>();
         int abandonedBefore = smtp.abandonedCount();
-        try {
-            loadUnderWay(ids);
-            int port = smtp.stopListening();
-            Instant down = Instant.now();
-            try {
-                Thread.sleep(Math.max(0, RELAY_OUTAGE.minus(Duration.between(down, Instant.now())).toMillis()));
-            } finally {
-                smtp.startListening(port);
-                back = Instant.now();
-            }
-        } finally {
-            smtp.setDelayBeforeReply(Duration.ZERO);
-        }
-        awaitFinished(prefix, ids, Duration.ofMinutes(5));
-        double recovery = since(back);
-        awaitDrained();
+        int[] port = new int[1];
+        double recovery = outage(prefix, ids, RELAY_OUTAGE, () -> port[0] = smtp.stopListening(),
+                () -> smtp.startListening(port[0]), "the smtp breaker open (GET /api/v1/providers)",
+                ChaosIT::smtpBreakerOpen, broken);
         System.err.printf("[chaos] relay: %d DATA transfers abandoned by the relay's stop%n",
                 smtp.abandonedCount() - abandonedBefore);
-        List<String> broken = new ArrayList<>();
         long dead = ledger.states(prefix).values().stream().filter("dead_lettered"::equals).count();
         if (dead > 0) {
             broken.add(dead + " jobs dead-lettered by a relay outage (a systemic failure pauses, it never dead-letters)");
@@ -468,7 +470,189 @@ class ChaosIT {
     }
 
     /**
-     * 200 jobs dead-lettered (the relay refused them by policy), redriven by a run on one node that is killed with
+     * One outage under load: the jobs are sent and under way (a tenth at the relay, each mail answered after 20 ms so
+     * the load lasts), {@code stop} starts the fault, which lasts {@code length} while the nodes are watched for it
+     * ({@code seen} must hold at some point: a fault nobody noticed proves nothing), then {@code start} ends it. The
+     * jobs must then all finish while they keep finishing: jobs left with none finishing for {@link #RECOVERY_STALL}
+     * is a broken invariant, and the threads of both nodes and the broker's view are saved for it. Returns the
+     * recovery time (from the end of the fault until every job finished).
+     */
+    private static double outage(String prefix, List<String> ids, Duration length, Runnable stop, Runnable start,
+                                 String fault, java.util.concurrent.Callable<Boolean> seen, List<String> broken)
+            throws IOException {
+        Map<String, Long> logs = logOffsets();
+        smtp.setDelayBeforeReply(Duration.ofMillis(20));
+        Instant back;
+        Instant seenAt = null;
+        Instant down;
+        long brokerLog = artemis.active().logLength();
+        try {
+            loadUnderWay(ids);
+            stop.run();
+            down = Instant.now();
+            try {
+                // the outage lasts as long as the scenario says; meanwhile the nodes must show the fault
+                while (Duration.between(down, Instant.now()).compareTo(length) < 0) {
+                    if (seenAt == null && Boolean.TRUE.equals(quietly(seen))) {
+                        seenAt = Instant.now();
+                    }
+                    Jobs.sleep(500);
+                }
+            } finally {
+                start.run();
+                back = Instant.now();
+            }
+        } finally {
+            smtp.setDelayBeforeReply(Duration.ZERO);
+        }
+        if (seenAt == null) {
+            broken.add("no node showed " + fault + " during the " + length.toSeconds() + " s outage");
+        } else {
+            System.err.printf("[chaos] %s seen %.1f s into the outage%n", fault, Duration.between(down, seenAt).toMillis() / 1000.0);
+        }
+        boolean finished = awaitFinishedWhileProgressing(prefix, ids, RECOVERY_STALL, Duration.ofMinutes(15));
+        double recovery = since(back);
+        if (!finished) {
+            broken.add("jobs left unfinished and none finished for " + RECOVERY_STALL.toSeconds() + " s after the outage"
+                    + " (threads and broker state: " + saveStallEvidence(prefix, ids) + ")");
+        }
+        awaitDrained();
+        String held = artemis.active().logAfter(brokerLog, "AMQ222103");
+        if (!held.isEmpty()) {
+            // a broker transaction nobody ended, rolled back by the broker's transaction timeout: its message was held
+            broken.add("the broker timed out transactions after the outage: " + held);
+        }
+        // likewise a node's transaction manager reaping a transaction that ran past its timeout: a delivery held
+        logLines(logs, "ARJUNA012117").forEach(l -> broken.add("a transaction timed out on a node: " + l));
+        return recovery;
+    }
+
+    /**
+     * What an operator does with the jobs a {@code kill -9} left {@code unknown} (README "A send that may have reached
+     * the provider"): looks each up in the relay's log by its Message-ID (here the relay's own count), marks it sent
+     * when it is there and sends it again when it is not, then sees them finish. A node killed between an attempt's
+     * point of no return and the relay's answer leaves such jobs by design (SMTP cannot drop a duplicate, so Mailroom
+     * never sends one again by itself), some of them never at the relay (the kill came before the final dot). Only the
+     * scenarios that kill a node settle them; they show in the report's unknown column, and the count after this must
+     * find each of them at the relay exactly once. Returns how many there were.
+     */
+    private static int settleUnknownAsAnOperator(String prefix, List<String> ids, List<String> broken) throws Exception {
+        Map<String, String> states = ledger.states(prefix);
+        Map<String, Integer> mails = ledger.mails(ids);
+        List<String> unknown = ids.stream().filter(id -> "unknown".equals(states.get(id))).toList();
+        ApiClient api = APIS.get(liveNode());
+        int resent = 0;
+        for (String id : unknown) {
+            boolean atRelay = mails.get(id) > 0;
+            String path = "/api/v1/jobs/" + URLEncoder.encode(id, StandardCharsets.UTF_8)
+                    + (atRelay ? "/mark-sent" : "/send-again");
+            int status = api.post(path, "{\"reason\": \"chaos: " + (atRelay ? "in" : "not in") + " the relay log\"}")
+                    .statusCode();
+            if (status >= 300) {
+                broken.add("operator's " + path + " answered " + status);
+            }
+            resent += atRelay ? 0 : 1;
+        }
+        if (!unknown.isEmpty()) {
+            System.err.printf("[chaos] %d unknown jobs settled as an operator would: %d marked sent (at the relay), %d sent"
+                    + " again (not at the relay)%n", unknown.size(), unknown.size() - resent, resent);
+            awaitQuietly(Duration.ofMinutes(2), () -> {
+                Map<String, String> now = ledger.states(prefix);
+                return unknown.stream().noneMatch(id -> "unknown".equals(now.get(id)));
+            });
+        }
+        return unknown.size();
+    }
+
+    /** Whether any running node answers {@code path} with {@code status}. */
+    private static boolean anyNodeAnswers(String path, int status) {
+        return NODES.entrySet().stream().filter(e -> e.getValue().isRunning())
+                .anyMatch(e -> APIS.get(e.getKey()).get(path).statusCode() == status);
+    }
+
+    /** Whether a running node reports the smtp provider's breaker open. */
+    private static boolean smtpBreakerOpen() {
+        return NODES.entrySet().stream().filter(e -> e.getValue().isRunning()).anyMatch(e -> {
+            for (JsonNode p : APIS.get(e.getKey()).getJson("/api/v1/providers")) {
+                if ("smtp".equals(p.path("name").asText()) && "open".equals(p.path("state").asText())) {
+                    return true;
+                }
+            }
+            return false;
+        });
+    }
+
+    private static <T> T quietly(java.util.concurrent.Callable<T> c) {
+        try {
+            return c.call();
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    /**
+     * What holds the jobs that do not finish: each running node's threads ({@code jcmd Thread.print}), the send queue
+     * as the active broker counts it and its prepared transactions, and the unfinished jobs' states, saved under the
+     * work directory; returns where.
+     */
+    private static String saveStallEvidence(String prefix, List<String> ids) {
+        Path dir = work.resolve("stall-" + prefix.replaceAll("[^A-Za-z0-9-]", ""));
+        try {
+            Files.createDirectories(dir);
+            for (Map.Entry<String, WildFlyServer> e : NODES.entrySet()) {
+                java.util.OptionalLong pid = e.getValue().javaPid();
+                if (pid.isPresent()) {
+                    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                            Long.toString(pid.getAsLong()), "Thread.print").redirectErrorStream(true)
+                            .redirectOutput(dir.resolve(e.getKey() + "-threads.txt").toFile()).start();
+                    p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            }
+            ArtemisBroker broker = artemis.active();
+            StringBuilder b = new StringBuilder();
+            b.append("queue ").append(SEND).append(": ").append(quietly(() -> broker.jolokia(Map.of("type", "read",
+                    "mbean", broker.queueMBean(SEND), "attribute", List.of("MessageCount", "DeliveringCount",
+                            "ScheduledCount", "ConsumerCount")), ArtemisBroker.ADMIN_USER, ArtemisBroker.ADMIN_PASSWORD)))
+                    .append('\n');
+            b.append("prepared transactions: ").append(quietly(() -> broker.jolokia(Map.of("type", "exec",
+                    "mbean", "org.apache.activemq.artemis:broker=\"" + broker.name() + "\"",
+                    "operation", "listPreparedTransactionDetailsAsJSON()"), ArtemisBroker.ADMIN_USER,
+                    ArtemisBroker.ADMIN_PASSWORD))).append('\n');
+            // in-doubt database branches (their locks stay until the transaction manager resolves them) and who waits
+            b.append(query("select gid, prepared, owner from pg_prepared_xacts"));
+            b.append(query("select pid, state, wait_event_type, wait_event, now() - xact_start, left(query, 120)"
+                    + " from pg_stat_activity where datname = 'mailroom' and state <> 'idle'"));
+            Map<String, String> states = ledger.states(prefix);
+            ids.stream().filter(id -> !ChaosLedger.finishedState(states.get(id)))
+                    .forEach(id -> b.append(id).append(' ').append(states.get(id)).append('\n'));
+            Files.writeString(dir.resolve("broker-and-jobs.txt"), b.toString());
+            System.err.println("[chaos] stalled: " + b.toString().lines().limit(8).toList());
+        } catch (Exception e) {
+            System.err.println("[chaos] could not save the stall's evidence: " + e);
+        }
+        return dir.toString();
+    }
+
+    /** The rows of a query, one line each (for the evidence of a stall). */
+    private static String query(String sql) {
+        StringBuilder b = new StringBuilder(sql).append('\n');
+        try (Connection c = postgres.connect(); PreparedStatement s = c.prepareStatement(sql);
+             ResultSet r = s.executeQuery()) {
+            int n = r.getMetaData().getColumnCount();
+            while (r.next()) {
+                for (int i = 1; i <= n; i++) {
+                    b.append(i > 1 ? " | " : "  ").append(r.getString(i));
+                }
+                b.append('\n');
+            }
+        } catch (Exception e) {
+            b.append("  failed: ").append(e).append('\n');
+        }
+        return b.toString();
+    }
+
+    /**
+     * {@code chaos.redrive} jobs dead-lettered (the relay refused them by policy), redriven by a run on one node that is killed with
      * {@code kill -9} midway; the other node takes the run over when the lease runs out and finishes it.
      */
     @Test
@@ -507,10 +691,17 @@ class ChaosIT {
         Instant killed = Instant.now();
         System.err.printf("[chaos] redrive %s killed on %s with %d published%n", id, ranOn,
                 published(APIS.get(other).getJson("/api/v1/redrives/" + id)));
+        // restarted at once, as an orchestrator does: the other node takes the run over after the lease TTL, long
+        // before this boot ends; but a publish the kill cut between its two-phase commit's prepare and commit left
+        // a prepared PostgreSQL branch holding its entry's row lock, which only the killed node's transaction
+        // manager resolves (its log says commit or roll back), at its restart: until then the takeover waits on
+        // that entry (measured 1 December: node-b's publish blocked 2+ minutes on a node-a branch prepared at the
+        // kill, pg_prepared_xacts, while node-a stayed down)
+        CompletableFuture<WildFlyServer> restarted = CompletableFuture.supplyAsync(victim::start, BACKGROUND);
         ApiClient survivor = APIS.get(ranOn.equals("node-a") ? "node-b" : "node-a");
         JsonNode record = survivor.awaitJson("/api/v1/redrives/" + id,
                 RedriveScenario.status("completed", "stopped").and(RedriveScenario.allOutcomes("sent", "unknown")),
-                Duration.ofMinutes(3));
+                BOOT_TIMEOUT.plusMinutes(2)); // the in-doubt entry waits for the restart
         double recovery = since(killed);
         awaitFinished(prefix, ids, Duration.ofMinutes(2));
         awaitDrained();
@@ -521,15 +712,15 @@ class ChaosIT {
         if (!redriveNode(id).equals(ranOn.equals("node-a") ? "node-b" : "node-a")) {
             broken.add("redrive " + id + " was not finished by the other node (" + redriveNode(id) + ")");
         }
-        ChaosLedger.Line line = ledger.count("redrive killed mid-run, resumed", prefix, ids, recovery, broken);
-        // the killed node comes back while the next scenario runs (its boot meets the broker's failover)
-        CompletableFuture.runAsync(victim::start, BACKGROUND);
+        restarted.get(BOOT_TIMEOUT.toSeconds() + 60, java.util.concurrent.TimeUnit.SECONDS);
+        int settled = settleUnknownAsAnOperator(prefix, ids, broken);
+        ChaosLedger.Line line = ledger.count("redrive killed mid-run, resumed", prefix, ids, recovery, broken, settled);
         assertHeld(line);
         assertThat(line.sent()).as("redriven jobs mailed").isEqualTo(REDRIVE);
     }
 
     /**
-     * The primary broker killed with {@code kill -9} while 1,000 jobs are being sent: both nodes (and the producer)
+     * The primary broker killed with {@code kill -9} while {@code chaos.load} jobs are being sent: both nodes (and the producer)
      * fail over to the backup, which takes over from its replica; then, with the second half of the jobs under way,
      * the primary is started again on its own instance, copies the journal back from the backup and takes over
      * again (fail-back), the backup going back to being its replica. Every job is counted as in every scenario;
@@ -562,7 +753,11 @@ class ChaosIT {
             if (!awaitQuietly(Duration.ofSeconds(120), () -> smtp.receivedCount() >= atTakeover + LOAD / 20)) {
                 broken.add("no mail for 120 s after the backup took over");
             }
-            // the second half goes through the backup and is under way while the primary comes back
+            // the second half goes through the backup and is under way while the primary comes back: each mail is
+            // answered after 1 s until the fail-back, so the 8 consumers (8 mails a second) are still at work when it
+            // comes (run of 14:31, 20 ms: the 250 jobs were done before the primary's 22.6 s restart, no load at the
+            // fail-back); the producer itself stays out of the switch (a send cut by it would be in doubt)
+            smtp.setDelayBeforeReply(Duration.ofSeconds(1));
             producer.sendAll(SEND, Jobs.jobs(ids.subList(LOAD / 2, LOAD)));
             long primaryLog = primary.logLength();
             backupLogAtRestart = backup.logLength();
@@ -571,10 +766,12 @@ class ChaosIT {
             primary.awaitLogAfter(primaryLog, Duration.ofSeconds(300), "AMQ221007", "AMQ221010"); // active again
             failedBack = Instant.now();
             mailsAtFailBack = smtp.receivedCount();
+            smtp.setDelayBeforeReply(Duration.ofMillis(20));
             long unfinished = LOAD - ledger.finished(prefix, ids);
             System.err.printf("[chaos] primary active again (fail-back) %.1f s after its restart, %d jobs of the run"
                     + " not yet finished%n", Duration.between(restarted, failedBack).toMillis() / 1000.0, unfinished);
             if (unfinished == 0) {
+                // not a failure (a machine that slow does not make Mailroom wrong), but the log says what was proven
                 System.err.println("[chaos] the fail-back came after the last job finished: not under load this time");
             }
             awaitFinished(prefix, ids, Duration.ofMinutes(5));
@@ -708,7 +905,7 @@ class ChaosIT {
      * flood), whose length is set by how fast the consumers go on this machine under load, not by the fault. When
      * it gives up the scenario is still counted: its report line names the jobs that did not finish.
      */
-    private static void awaitFinishedWhileProgressing(String prefix, List<String> ids, Duration stall, Duration cap) {
+    private static boolean awaitFinishedWhileProgressing(String prefix, List<String> ids, Duration stall, Duration cap) {
         int[] best = {-1};
         Instant[] progressAt = {Instant.now()};
         try {
@@ -727,7 +924,9 @@ class ChaosIT {
         }
         if (best[0] < ids.size()) {
             System.err.printf("[chaos] %s: %d of %d finished; none more for %s%n", prefix, best[0], ids.size(), stall);
+            return false;
         }
+        return true;
     }
 
     /** Waits (bounded) until no send queue holds anything, as the live nodes see the broker. */
@@ -795,6 +994,21 @@ class ChaosIT {
             m.put(e.getKey(), Files.exists(log) ? Files.size(log) : 0L);
         }
         return m;
+    }
+
+    /** The lines of either node's server.log written since the offsets that contain the text (at most 5 per node). */
+    private static List<String> logLines(Map<String, Long> offsets, String text) throws IOException {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, WildFlyServer> e : NODES.entrySet()) {
+            Path log = e.getValue().serverLog();
+            if (Files.exists(log)) {
+                byte[] all = Files.readAllBytes(log);
+                int from = (int) Math.min(all.length, offsets.getOrDefault(e.getKey(), 0L));
+                new String(all, from, all.length - from, StandardCharsets.UTF_8).lines().filter(l -> l.contains(text))
+                        .limit(5).forEach(l -> out.add(e.getKey() + ": " + l.substring(0, Math.min(300, l.length()))));
+            }
+        }
+        return out;
     }
 
     /** ERROR lines followed by a stack trace, written to either node's server.log since the offsets. */

@@ -7,6 +7,7 @@ import dev.mailroom.it.support.AlertReceiver;
 import dev.mailroom.it.support.ApiClient;
 import dev.mailroom.it.support.JmsClient;
 import dev.mailroom.it.support.ItEnvironment;
+import dev.mailroom.it.support.MailroomNodes;
 import dev.mailroom.it.support.PostgresServer;
 import dev.mailroom.it.support.WildFlyServer;
 import java.nio.file.Path;
@@ -47,65 +48,46 @@ class SeveralNodesIT {
     private static PostgresServer postgres;
     /** Both nodes' alert webhook: what reaches it is counted, so an alert delivered by both nodes shows. */
     private static AlertReceiver receiver;
+    private static MailroomNodes nodes;
     private static WildFlyServer nodeA;
     private static WildFlyServer nodeB;
-    private static final Map<String, WildFlyServer> SERVERS = new LinkedHashMap<>();
-    private static final Map<String, ApiClient> APIS = new LinkedHashMap<>();
+    private static Map<String, WildFlyServer> servers = Map.of();
+    private static Map<String, ApiClient> apis = Map.of();
 
     @BeforeAll
     static void start() {
         Path work = ItEnvironment.workDir().resolve("nodes");
         postgres = PostgresServer.start(work);
         receiver = AlertReceiver.start();
-        int offset = ItEnvironment.configuredPortOffset();
-        nodeA = node("node-a", offset, work);
-        nodeB = node("node-b", offset + 50, work);
-        // one after the other: they share the server home (configuration history, deployment markers)
-        nodeA.start();
-        nodeB.start();
-    }
-
-    private static WildFlyServer node(String id, int offset, Path work) {
-        String home = System.getProperty("mailroom.it.server-home");
-        Map<String, String> env = new LinkedHashMap<>();
-        env.put("MAILROOM_NODE_ID", id);
-        env.put("MAILROOM_DB_URL", postgres.jdbcUrl());
-        env.put("MAILROOM_DB_USER", postgres.user());
-        env.put("MAILROOM_DB_PASSWORD", postgres.password());
-        env.put("MAILROOM_DB_DRIVER", "postgresql");
-        env.put("MAILROOM_LEASE_TTL", TTL.toString());
-        env.put("MAILROOM_LEASE_HEARTBEAT", "PT2S");
-        env.put("MAILROOM_DEADLETTER_SWEEP_INTERVAL", "PT1S");
-        env.put("MAILROOM_DEADLETTER_MONITOR_INTERVAL", "PT1S");
-        env.put("MAILROOM_RECONCILE_INTERVAL", "PT1S");
-        env.put("MAILROOM_STOP_THE_LINE_PROBE_INTERVAL", "PT1S");
-        env.put("MAILROOM_ALERTS_WEBHOOK_URL", receiver.url());
-        env.put("MAILROOM_ALERTS_GROUP_WAIT", "1s");
-        env.put("MAILROOM_ALERTS_GROUP_INTERVAL", "1s");
-        env.put("MAILROOM_ALERTS_RETRY_INITIAL_BACKOFF", "500ms");
-        env.put("MAILROOM_ALERTS_RETRY_MAX_BACKOFF", "2s");
-        WildFlyServer server = WildFlyServer.builder(Path.of(home))
-                .config("standalone-mailroom.xml")
-                .portOffset(offset)
-                .baseDir(work.resolve(id))
-                .contextRoot("/mailroom")
-                .readinessUrl("http://127.0.0.1:" + (8080 + offset) + "/mailroom" + ItEnvironment.HEALTH_PATH)
-                .bootTimeout(Duration.ofSeconds(Long.getLong("mailroom.it.boot-timeout-seconds", 240)))
-                .environment(env)
+        nodes = MailroomNodes.builder(work)
+                .env("MAILROOM_DB_URL", postgres.jdbcUrl())
+                .env("MAILROOM_DB_USER", postgres.user())
+                .env("MAILROOM_DB_PASSWORD", postgres.password())
+                .env("MAILROOM_DB_DRIVER", "postgresql")
+                .env("MAILROOM_LEASE_TTL", TTL.toString())
+                .env("MAILROOM_LEASE_HEARTBEAT", "PT2S")
+                .env("MAILROOM_DEADLETTER_SWEEP_INTERVAL", "PT1S")
+                .env("MAILROOM_DEADLETTER_MONITOR_INTERVAL", "PT1S")
+                .env("MAILROOM_RECONCILE_INTERVAL", "PT1S")
+                .env("MAILROOM_STOP_THE_LINE_PROBE_INTERVAL", "PT1S")
+                .env("MAILROOM_ALERTS_WEBHOOK_URL", receiver.url())
+                .env("MAILROOM_ALERTS_GROUP_WAIT", "1s")
+                .env("MAILROOM_ALERTS_GROUP_INTERVAL", "1s")
+                .env("MAILROOM_ALERTS_RETRY_INITIAL_BACKOFF", "500ms")
+                .env("MAILROOM_ALERTS_RETRY_MAX_BACKOFF", "2s")
                 .build();
-        SERVERS.put(id, server);
-        APIS.put(id, new ApiClient(server.baseUrl()));
-        return server;
+        servers = nodes.servers();
+        apis = nodes.apis();
+        nodeA = nodes.server("node-a");
+        nodeB = nodes.server("node-b");
+        // side by side: each node has a server base directory of its own (MailroomNodes), nothing of one is the other's
+        nodes.startSideBySide();
     }
 
     @AfterAll
     static void stop() {
-        for (WildFlyServer s : SERVERS.values()) {
-            try {
-                s.stop(Duration.ofSeconds(20));
-            } catch (RuntimeException e) {
-                System.err.println("[nodes] stopping " + s + " failed: " + e);
-            }
+        if (nodes != null) {
+            nodes.stopAll(Duration.ofSeconds(20));
         }
         if (postgres != null) {
             postgres.close();
@@ -141,8 +123,8 @@ class SeveralNodesIT {
     @Test
     @Order(2)
     void aPauseSetOnOneNodeAppliesOnTheOtherAndAResumeThereStartsBoth() {
-        ApiClient a = APIS.get("node-a");
-        ApiClient b = APIS.get("node-b");
+        ApiClient a = apis.get("node-a");
+        ApiClient b = apis.get("node-b");
         assertThat(queue(b, BULK).path("paused").asBoolean()).isFalse();
 
         assertThat(a.post("/api/v1/queues/" + BULK + "/pause", null).statusCode()).isEqualTo(200);
@@ -164,7 +146,7 @@ class SeveralNodesIT {
     @Test
     @Order(3)
     void aRedriveRunOfANodeThatIsGoneIsResumedOnALiveNode() throws Exception {
-        ApiClient a = APIS.get("node-a");
+        ApiClient a = apis.get("node-a");
         JsonNode plan = a.postJson("/api/v1/redrives",
                 "{\"filter\": {\"queue\": \"mail.send\", \"ids\": [987654321]}, \"reason\": \"takeover test\"}", 201);
         String id = plan.path("id").asText();
@@ -221,7 +203,7 @@ class SeveralNodesIT {
         String survivor = holder.equals("node-a") ? "node-b" : "node-a";
         Map<String, Long> before = turns(survivor);
 
-        SERVERS.get(holder).killHard();
+        servers.get(holder).killHard();
         Instant killed = Instant.now();
 
         Awaitility.await().atMost(TTL.plusSeconds(20)).pollInterval(Duration.ofMillis(250)).until(() ->
@@ -249,16 +231,16 @@ class SeveralNodesIT {
         String prefix = Jobs.runPrefix("nodes-kept");
         Instant start = Instant.now();
         receiver.down();
-        poison(SERVERS.get(last), prefix + "kept");
+        poison(servers.get(last), prefix + "kept");
         Awaitility.await("the alert in alert_outbox, undelivered").atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(250)).until(() -> outbox(prefix).size() == 1);
         // the holder offers it to the receiver (down) at its next ticks
         awaitAlertTicks(last, 3);
         assertThat(outbox(prefix).values()).as("not delivered while the receiver is down").containsOnlyNulls();
-        SERVERS.get(last).killHard();
+        servers.get(last).killHard();
         receiver.up();
         Instant restart = Instant.now();
-        SERVERS.get(other).start();
+        servers.get(other).start();
         Awaitility.await("the kept alert delivered after the restart").atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(250)).until(() -> alertCount(start, prefix) >= 1
                         && outbox(prefix).values().stream().allMatch(by -> by != null));
@@ -322,8 +304,7 @@ class SeveralNodesIT {
     }
 
     private static String liveNode() {
-        return SERVERS.entrySet().stream().filter(e -> e.getValue().isRunning()).map(Map.Entry::getKey)
-                .findFirst().orElseThrow();
+        return nodes.liveNode();
     }
 
     private static Map<String, Long> turns(String node) {
@@ -336,7 +317,7 @@ class SeveralNodesIT {
     }
 
     private static JsonNode lease(String node, String name) {
-        JsonNode answer = APIS.get(node).getJson("/api/v1/leases");
+        JsonNode answer = apis.get(node).getJson("/api/v1/leases");
         assertThat(answer.path("node").asText()).isEqualTo(node);
         for (JsonNode l : answer.path("leases")) {
             if (name.equals(l.path("name").asText())) {

@@ -134,10 +134,12 @@ public final class ArtemisBroker implements AutoCloseable {
         CompletableFuture<Void> b = CompletableFuture.runAsync(() -> backup.create("backup", primary.port));
         p.join();
         b.join();
+        // both JVMs boot at once: a replicating backup waits for its primary (it never becomes active before it has
+        // synchronised with one), so the two boots overlap instead of following each other
         primary.start();
+        backup.start();
         try {
             primary.awaitLog("AMQ221007", START_TIMEOUT); // Server is now active
-            backup.start();
             backup.awaitLog("AMQ221024", START_TIMEOUT); // Backup server ... is synchronized with primary
         } catch (RuntimeException e) {
             backup.close();
@@ -218,6 +220,15 @@ public final class ArtemisBroker implements AutoCloseable {
         }
         throw new IllegalStateException("Artemis " + name + " did not log " + text + " within "
                 + timeout.toSeconds() + " s; log " + runLog + ":\n" + PostgresServer.tail(runLog, 40));
+    }
+
+    /** The lines of the broker's log written after it was {@code from} bytes long that contain the text (at most 5, and how many). */
+    public String logAfter(long from, String text) {
+        List<String> lines = logAfter(from).lines().filter(l -> l.contains(text)).toList();
+        if (lines.isEmpty()) {
+            return "";
+        }
+        return lines.size() + " x " + text + ": " + String.join(" | ", lines.subList(0, Math.min(5, lines.size())));
     }
 
     private String logAfter(long from) {
