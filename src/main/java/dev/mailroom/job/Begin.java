@@ -13,13 +13,22 @@ public sealed interface Begin {
     /**
      * Send now: attempt {@code attemptNumber} is recorded as started.
      *
-     * @param expiresAt the end of the job's validity window, or null for none
+     * @param expiresAt   the end of the job's validity window, or null for none
+     * @param irrevocable the attempt was committed past its point of no return with the claim
+     *                    ({@link dev.mailroom.provider.MailProvider#irrevocableFromTheStart}): the call's
+     *                    checkpoint has nothing left to commit
      */
     record Proceed(long jobId, long attemptId, int attemptNumber, java.time.Instant expiresAt,
-                   java.util.List<SuppressionDecision.Withheld> withheld) implements Begin {
+                   java.util.List<SuppressionDecision.Withheld> withheld, boolean irrevocable) implements Begin {
 
         public Proceed {
             withheld = withheld == null ? java.util.List.of() : java.util.List.copyOf(withheld);
+        }
+
+        /** Send now, the point of no return still to be committed by the call's checkpoint. */
+        public Proceed(long jobId, long attemptId, int attemptNumber, java.time.Instant expiresAt,
+                       java.util.List<SuppressionDecision.Withheld> withheld) {
+            this(jobId, attemptId, attemptNumber, expiresAt, withheld, false);
         }
 
         /** Send to every recipient. */

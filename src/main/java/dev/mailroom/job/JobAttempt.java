@@ -78,6 +78,11 @@ public class JobAttempt {
         return finishedAt == null;
     }
 
+    /** Past its point of no return from its start (a provider whose call writes at once and drops a duplicate). */
+    void irrevocableFrom(Instant at) {
+        this.irrevocableAt = at;
+    }
+
     void finish(ProviderResponse r, Instant at) {
         this.finishedAt = at;
         this.outcome = switch (r.status()) {

@@ -60,6 +60,19 @@ public class JobLedger {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Begin begin(Incoming in, SendJob job, ProviderTraits provider, boolean permitGranted) {
+        return begin(in, job, provider, permitGranted, false);
+    }
+
+    /**
+     * As {@link #begin(Incoming, SendJob, ProviderTraits, boolean)}.
+     *
+     * @param irrevocableFromTheStart the attempt is recorded past its point of no return in this transaction
+     *                                ({@link dev.mailroom.provider.MailProvider#irrevocableFromTheStart}), so the
+     *                                call's checkpoint needs no transaction of its own ({@link Begin.Proceed#irrevocable})
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Begin begin(Incoming in, SendJob job, ProviderTraits provider, boolean permitGranted,
+                       boolean irrevocableFromTheStart) {
         Instant now = clock.instant();
         Received received = insertOrLock(in, job, JobState.received, now);
         MailJob j = received.job();
@@ -124,13 +137,16 @@ public class JobLedger {
         }
 
         JobAttempt attempt = new JobAttempt(j.getId(), j.getAttemptCount() + 1, in.jmsMessageId(), provider.name(), now);
+        if (irrevocableFromTheStart) {
+            attempt.irrevocableFrom(now);
+        }
         em.persist(attempt);
         j.attemptStarted(provider.name(), in.jmsMessageId(), now);
         event(j, "attempt_started", "attempt " + attempt.getAttemptNumber() + " through " + provider.name()
                 + (j.getId().equals(in.sendAgainOf()) ? " (an operator's send again, admitted once: this copy owns the job)" : ""), now);
         em.flush();
         return new Begin.Proceed(j.getId(), attempt.getId(), attempt.getAttemptNumber(), j.getExpiresAt(),
-                suppression.withheld());
+                suppression.withheld(), irrevocableFromTheStart);
     }
 
     /**

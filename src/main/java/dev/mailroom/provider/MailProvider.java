@@ -20,6 +20,21 @@ public interface MailProvider {
     boolean dedupesByIdempotencyKey();
 
     /**
+     * Whether an attempt may be recorded as past its point of no return from its start, together with the
+     * claim, instead of in a transaction of its own just before the call: true only where the call does no
+     * connection work before its checkpoint that could fail harmlessly (the sandbox writes at once; the HTTP
+     * provider connects after it) <em>and</em> the remote side drops a duplicate. Then an attempt whose worker
+     * died between the claim and the call reads "may have reached the provider" and is sent again under its
+     * idempotency key (it counts against the retry budget, as an ambiguous attempt does; only a redelivery that
+     * a breaker sends to another provider of the chain holds it {@code unknown}, as it would a worker that died in
+     * the call); a provider that cannot drop a duplicate (SMTP) keeps the separate point of no return, committed
+     * just before the final ".". One commit less per job (bench/README.md, "Where a job's CPU goes").
+     */
+    default boolean irrevocableFromTheStart() {
+        return false;
+    }
+
+    /**
      * Sends one mail.
      *
      * @param checkpoint called exactly once, immediately before the first write after which the

@@ -116,7 +116,7 @@ public class SendService {
 
         Optional<Duration> wait = rateLimiter.tryReserve(MAX_PACING);
         wait.ifPresent(SendService::pace);
-        Begin begin = ledger.begin(in, job, traits(provider), wait.isPresent());
+        Begin begin = ledger.begin(in, job, traits(provider), wait.isPresent(), provider.irrevocableFromTheStart());
         if (begin instanceof Begin.PutBack putBack) {
             // the provider is slowed down further than a short pause: the job goes back to the broker
             String copy = executor.scheduleCopy(in, putBack.delay(), 0);
@@ -140,7 +140,8 @@ public class SendService {
         try {
             // suppressed recipients are left out of the call itself: no RCPT TO, no payload entry names them
             response = calls.send(provider, outbound(job.withoutRecipients(proceed.withheldPositions()), content), () -> {
-                if (!ledger.markIrrevocable(proceed.attemptId())) {
+                // committed with the claim already when the provider writes at once and drops a duplicate
+                if (!proceed.irrevocable() && !ledger.markIrrevocable(proceed.attemptId())) {
                     superseded.set(true);
                     throw new IllegalStateException("attempt " + proceed.attemptNumber() + " of job " + job.messageId()
                             + " was closed by a redelivery of its message: not written to the provider");

@@ -190,6 +190,35 @@ class JobLedgerComponentTest {
         assertThat(db.<Boolean>inTransaction(em -> ledger(em).markIrrevocable(second.attemptId()))).isTrue();
     }
 
+    /**
+     * A provider that writes at once and drops a duplicate (the sandbox, HTTP with an idempotency header): the attempt
+     * is committed past its point of no return with the claim, so the call needs no transaction of its own; a worker
+     * that died between the claim and the call leaves an attempt that may have reached the provider, which the
+     * redelivery closes as ambiguous and sends again under the same key (never unknown, never abandoned).
+     */
+    @Test
+    void anAttemptOfAProviderIrrevocableFromTheStartIsCommittedPastItsPointOfNoReturnWithTheClaim() {
+        Incoming in = delivery(body("at-once-1", "at-once-1", null));
+        Begin.Proceed first = (Begin.Proceed) db.inTransaction(em -> ledger(em).begin(in, job(in), HTTP, true, true));
+        assertThat(first.irrevocable()).isTrue();
+        JobAttempt recorded = db.inTransaction(em -> em.find(JobAttempt.class, first.attemptId()));
+        assertThat(recorded.getIrrevocableAt()).isEqualTo(recorded.getStartedAt()).isNotNull();
+
+        Begin again = begin(redelivery(in), HTTP);
+        assertThat(again).isInstanceOf(Begin.Proceed.class);
+        assertThat(((Begin.Proceed) again).irrevocable()).as("the 4-argument begin keeps the separate checkpoint").isFalse();
+        assertThat(db.<String>inTransaction(em -> em.find(JobAttempt.class, first.attemptId()).getOutcome()))
+                .isEqualTo("ambiguous");
+        assertThat(timeline(first.jobId())).containsSubsequence("attempt_started", "attempt_ambiguous", "attempt_started")
+                .doesNotContain("attempt_abandoned", "ambiguous_not_resent");
+
+        Incoming smtp = delivery(body("at-once-2", "at-once-2", null));
+        Begin.Proceed separate = (Begin.Proceed) begin(smtp, SMTP);
+        assertThat(separate.irrevocable()).isFalse();
+        assertThat(db.<JobAttempt>inTransaction(em -> em.find(JobAttempt.class, separate.attemptId())).getIrrevocableAt())
+                .as("SMTP commits its point of no return just before the final dot").isNull();
+    }
+
     @Test
     void anExpiredJobIsDiscardedBeforeItClaimsItsKey() {
         Incoming in = delivery(body("late-1", "late-1", CLOCK.instant()));

@@ -78,6 +78,16 @@ public final class HttpApiProvider implements MailProvider {
         return settings.idempotencyHeaderName() != null;
     }
 
+    /**
+     * When it dedupes: the checkpoint already comes before the connection is made (only the request body is built
+     * before it), so an attempt recorded past its point of no return with the claim is sent again under its key by
+     * a redelivery, as one whose worker died in the call is.
+     */
+    @Override
+    public boolean irrevocableFromTheStart() {
+        return dedupesByIdempotencyKey();
+    }
+
     @Override
     public ProviderResponse send(OutboundMail mail, SendCheckpoint checkpoint) {
         Objects.requireNonNull(mail, "mail");

@@ -32,6 +32,11 @@ final class NamedProvider implements MailProvider {
     }
 
     @Override
+    public boolean irrevocableFromTheStart() {
+        return delegate.irrevocableFromTheStart();
+    }
+
+    @Override
     public ProviderResponse send(OutboundMail mail, SendCheckpoint checkpoint) {
         return delegate.send(mail, checkpoint);
     }

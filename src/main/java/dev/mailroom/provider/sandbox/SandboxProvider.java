@@ -40,6 +40,12 @@ public class SandboxProvider implements MailProvider {
         return true; // its outbox has a unique key: a second record for one key cannot exist
     }
 
+    /** Its checkpoint is the first thing it does, and it drops a duplicate. */
+    @Override
+    public boolean irrevocableFromTheStart() {
+        return true;
+    }
+
     @Override
     @Transactional(Transactional.TxType.MANDATORY)
     public ProviderResponse send(OutboundMail mail, SendCheckpoint checkpoint) {
