@@ -1,5 +1,7 @@
 package dev.mailroom.bench;
 
+import static dev.mailroom.it.support.ProcessCpu.loadAverage;
+
 import dev.mailroom.deadletter.ErrorFingerprint;
 import dev.mailroom.it.support.ApiClient;
 import dev.mailroom.it.support.PostgresServer;
@@ -409,14 +411,6 @@ public final class DeadLetterQueryBench {
                 + " and bucket >= " + from + " and bucket < " + to + " group by bucket, reason";
     }
 
-    private static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (IOException e) {
-            return "?";
-        }
-    }
 
     private static String scalar(Connection c, String sql) throws SQLException {
         return BenchDatabase.scalar(c, sql);

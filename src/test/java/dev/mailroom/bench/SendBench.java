@@ -1,5 +1,7 @@
 package dev.mailroom.bench;
 
+import static dev.mailroom.it.support.ProcessCpu.loadAverage;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -1328,14 +1330,6 @@ public final class SendBench {
                 System.getProperty("os.version"), loadAverage());
     }
 
-    private static String loadAverage() {
-        try {
-            String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return parts[0] + " " + parts[1] + " " + parts[2];
-        } catch (IOException | RuntimeException e) {
-            return "?";
-        }
-    }
 
     private static String firstMatching(Path file, String prefix) {
         try (Stream<String> lines = Files.lines(file)) {
