@@ -174,19 +174,7 @@ public final class ArtemisBroker implements AutoCloseable {
 
     /** Waits until the broker's log shows the message id (e.g. {@code AMQ221010}: a backup became active). */
     public void awaitLog(String messageId, Duration timeout) {
-        Instant deadline = Instant.now().plus(timeout);
-        while (Instant.now().isBefore(deadline)) {
-            if (logContains(messageId)) {
-                return;
-            }
-            if (!isAlive()) {
-                throw new IllegalStateException("Artemis " + name + " exited while waiting for " + messageId + "; log "
-                        + runLog + ":\n" + PostgresServer.tail(runLog, 40));
-            }
-            sleep(POLL);
-        }
-        throw new IllegalStateException("Artemis " + name + " did not log " + messageId + " within "
-                + timeout.toSeconds() + " s; log " + runLog + ":\n" + PostgresServer.tail(runLog, 40));
+        awaitLogAfter(0, timeout, messageId);
     }
 
     /** How long the broker's log is now: what {@link #awaitLogAfter} looks past. */
