@@ -5,6 +5,7 @@ import static dev.mailroom.it.support.ProcessCpu.loadAverage;
 import dev.mailroom.deadletter.ErrorFingerprint;
 import dev.mailroom.it.support.ApiClient;
 import dev.mailroom.it.support.PostgresServer;
+import dev.mailroom.it.support.ProcessCpu;
 import dev.mailroom.it.support.WildFlyServer;
 import java.io.IOException;
 import java.net.URLEncoder;
@@ -429,13 +430,7 @@ public final class DeadLetterQueryBench {
 
     /** User plus system CPU of a process so far, in clock ticks (/proc/<pid>/stat's utime and stime); 0 once gone. */
     private static long cpuTicks(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(f[11]) + Long.parseLong(f[12]);
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
+        return ProcessCpu.cpuTicks(pid).orElse(0);
     }
 
     /**

@@ -37,6 +37,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mailroom.it.support.ApiClient;
 import dev.mailroom.it.support.JmsClient;
 import dev.mailroom.it.support.PostgresServer;
+import dev.mailroom.it.support.ProcessCpu;
 import dev.mailroom.it.support.WildFlyServer;
 import jakarta.jms.Connection;
 import jakarta.jms.JMSException;
@@ -1113,17 +1114,8 @@ public final class SendBench {
     private record Cpu(long serverTicks, long machineTotal, long machineIdle, long machineIowait) {
 
         static Cpu sample(WildFlyServer server) {
-            long serverTicks = -1;
             long pid = server.javaPid().orElse(-1);
-            if (pid > 0) {
-                try {
-                    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split("\\s+");
-                    serverTicks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                } catch (IOException | RuntimeException ignored) {
-                    // not on Linux
-                }
-            }
+            long serverTicks = pid > 0 ? ProcessCpu.cpuTicks(pid).orElse(-1) : -1; // -1: not on Linux
             long total = 0;
             long idle = 0;
             long iowait = 0;

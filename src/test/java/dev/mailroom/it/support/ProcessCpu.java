@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
@@ -116,13 +117,22 @@ public final class ProcessCpu {
     }
 
     private static Optional<Double> read(long pid) {
+        OptionalLong ticks = cpuTicks(pid);
+        return ticks.isPresent() ? Optional.of(ticks.getAsLong() / TICKS) : Optional.empty();
+    }
+
+    /**
+     * User plus system CPU of a process so far, in clock ticks ({@code /proc/<pid>/stat}'s utime and stime); empty
+     * once it is gone (or not on Linux).
+     */
+    public static OptionalLong cpuTicks(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
             String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
             // after the command: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
-            return Optional.of((Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS);
+            return OptionalLong.of(Long.parseLong(f[11]) + Long.parseLong(f[12]));
         } catch (IOException | RuntimeException e) {
-            return Optional.empty();
+            return OptionalLong.empty();
         }
     }
 
