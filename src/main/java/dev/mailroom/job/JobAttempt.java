@@ -85,16 +85,21 @@ public class JobAttempt {
 
     void finish(ProviderResponse r, Instant at) {
         this.finishedAt = at;
-        this.outcome = switch (r.status()) {
-            case ACCEPTED -> Outcome.accepted.name();
-            case REJECTED -> Outcome.rejected.name();
-            case NOT_CONNECTED -> Outcome.not_connected.name();
-            case AMBIGUOUS -> Outcome.ambiguous.name();
-        };
+        this.outcome = outcomeOf(r).name();
         this.code = r.code();
         this.enhancedCode = r.enhancedCode();
         this.response = ProviderResponse.bound(r.text());
         this.errorType = r.errorType();
+    }
+
+    /** How an attempt the provider answered ended. */
+    static Outcome outcomeOf(ProviderResponse r) {
+        return switch (r.status()) {
+            case ACCEPTED -> Outcome.accepted;
+            case REJECTED -> Outcome.rejected;
+            case NOT_CONNECTED -> Outcome.not_connected;
+            case AMBIGUOUS -> Outcome.ambiguous;
+        };
     }
 
     void classified(String failureClass, boolean consumedAttempt, String decision) {

@@ -120,6 +120,42 @@ class JobLedgerComponentTest {
         return p.jobId();
     }
 
+    /**
+     * What the success path of a new job costs the database, as the sandbox runs it (past its point of no return from
+     * the start): the admission 8 statements (insert the job, lock it, claim the key, read the suppression list, the
+     * recipient, the attempt, the timeline's two entries in one insert, the job's one update; 9 before they shared an
+     * insert), the acceptance 3 (the job, the attempt, the entry: nothing read back, nothing left to flush; 4 and a
+     * flush before). Counted by Hibernate, bootstrapped natively here: under WildFly (a JPA bootstrap) a native
+     * statement whose tables are not declared also flushes the session first, which the server's figures show
+     * (bench/README.md, "Where a job's CPU goes", third pass). The timeline keeps the order things happened in.
+     */
+    @Test
+    void aNewJobsAdmissionAndAcceptanceCostEightAndThreeStatementsAndKeepTheirOrder() {
+        Incoming in = delivery(body("cost-1", "cost-1", null));
+        long statements = db.statementsPrepared();
+        long flushes = db.flushes();
+        Begin.Proceed p = (Begin.Proceed) db.inTransaction(em -> ledger(em).begin(in, job(in), HTTP, true, true));
+        long admissionStatements = db.statementsPrepared() - statements;
+        long admissionFlushes = db.flushes() - flushes;
+
+        statements = db.statementsPrepared();
+        flushes = db.flushes();
+        db.run(em -> ledger(em).recordSent(p, ProviderResponse.accepted("http", "202", "queued", "pm-1")));
+        assertThat(db.statementsPrepared() - statements).as("statements of the acceptance").isEqualTo(3);
+        assertThat(db.flushes() - flushes).as("flushes of the acceptance").isZero();
+        assertThat(admissionStatements).as("statements of the admission").isEqualTo(8);
+        assertThat(admissionFlushes).as("flushes of the admission").isEqualTo(2);
+
+        JobAttempt attempt = db.inTransaction(em -> em.find(JobAttempt.class, p.attemptId()));
+        assertThat(attempt.getOutcome()).isEqualTo("accepted");
+        assertThat(attempt.getCode()).isEqualTo("202");
+        assertThat(attempt.getResponse()).isEqualTo("queued");
+        assertThat(attempt.getFinishedAt()).isEqualTo(CLOCK.instant());
+        assertThat(jobRow(p.jobId()).getProviderMessageId()).isEqualTo("pm-1");
+        assertThat(jobRow(p.jobId()).getJmsMessageId()).isEqualTo(in.jmsMessageId());
+        assertThat(timeline(p.jobId())).containsExactly("received", "attempt_started", "sent");
+    }
+
     @Test
     void aNewJobRecordsItsRecipientsNormalisedOnceEvenWhenRedelivered() {
         Incoming in = delivery("""

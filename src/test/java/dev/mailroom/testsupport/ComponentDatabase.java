@@ -83,6 +83,11 @@ public final class ComponentDatabase implements AutoCloseable {
         return cfg.buildSessionFactory();
     }
 
+    /** How many flushes every session of this database has done so far (those that had managed entities to look at). */
+    public long flushes() {
+        return factory.unwrap(org.hibernate.SessionFactory.class).getStatistics().getFlushCount();
+    }
+
     /** How many JDBC statements every session of this database has prepared so far. */
     public long statementsPrepared() {
         return factory.unwrap(org.hibernate.SessionFactory.class).getStatistics().getPrepareStatementCount();
