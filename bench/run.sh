@@ -8,6 +8,8 @@
 # consumer), Mailroom with the sandbox provider (zero latency), Mailroom with the HTTP provider against a
 # 50 ms stub, and good-job throughput with 10% permanently failing jobs mixed in as a ratio to a clean run (HTTP
 # provider, 0 ms stub, 4 consumers, a server start for each of the two runs). Port offset 300 (HTTP 8380, management 10290, Artemis 61916), everything on 127.0.0.1.
+# Every sandbox and 50 ms figure also measures, in the same server at the same concurrency, the naive MDB (one transaction)
+# and the guarded MDB (claim committed before the call, acceptance committed on its own: the floor of the guarantees).
 #
 # Optional environment:
 #   BENCH_CONSUMERS=4,2,8          MAILROOM_CONSUMERS values of the sandbox runs (the first hosts the baseline)

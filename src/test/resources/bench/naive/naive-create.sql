@@ -1,1 +1,3 @@
 create table if not exists naive_mail (message_id varchar(200) primary key, from_address varchar(1000), to_addresses varchar(20000), subject varchar(2000), text_body varchar(1000000), sent_at timestamp with time zone)
+create table if not exists guarded_job (message_id varchar(200) primary key, state varchar(20) not null, attempts integer not null, received_at timestamp with time zone not null, accepted_at timestamp with time zone)
+create table if not exists guarded_attempt (message_id varchar(200) not null, attempt_no integer not null, started_at timestamp with time zone not null, finished_at timestamp with time zone, outcome varchar(20), primary key (message_id, attempt_no))

@@ -13,9 +13,9 @@ import java.util.stream.Stream;
 import dev.mailroom.bench.naive.NaiveSendConsumer;
 
 /**
- * Packages the naive baseline bean ({@code dev.mailroom.bench.naive}, test classes, and its descriptors from
- * {@code src/test/resources/bench/naive}) as {@code naive-mdb.war} for {@link SendBench} to deploy into the
- * benchmark's server. Built at run time from the compiled test classes, so it never enters Mailroom's WARs.
+ * Packages the plain baseline beans, naive and guarded ({@code dev.mailroom.bench.naive}, test classes, and their
+ * descriptors from {@code src/test/resources/bench/naive}) as {@code naive-mdb.war} for {@link SendBench} to deploy
+ * into the benchmark's server. Built at run time from the compiled test classes, so it never enters Mailroom's WARs.
  */
 final class NaiveWar {
 

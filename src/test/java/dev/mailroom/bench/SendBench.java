@@ -69,8 +69,10 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  *       answers 422 {@code invalid_recipient} (each must end {@code bounced_permanent} after one provider call); the
  *       figure is the good-job rate of the mixed run as a ratio to the clean one (target &ge; 0.9).</li>
  * </ol>
- * Every server start also deploys the naive baseline bean ({@code dev.mailroom.bench.naive}, packaged by {@link NaiveWar})
- * and measures it after Mailroom at the same concurrency, on queue {@code bench.naive} with mail.send's settings; each
+ * Every server start also deploys the plain baseline beans ({@code dev.mailroom.bench.naive}, packaged by {@link
+ * NaiveWar}: the naive bean, and the guarded bean, the cheapest that keeps the claim-before-call and
+ * acceptance-on-its-own rules) and measures them after Mailroom at the same concurrency, on queues {@code bench.naive}
+ * and {@code bench.guarded} with mail.send's settings; each
  * figure runs on H2 and on PostgreSQL ({@code bench.databases}). The 50 ms runs check that as many calls as consumers
  * reach the stub at once. At the end: the summary lines (issue 13 item 5), the table between the markers of
  * {@code bench.readme} and the chart {@code bench.chart} (item 6).
@@ -88,8 +90,9 @@ public final class SendBench {
 
     private static final String SEND_QUEUE = "mail.send";
     private static final String BASELINE_QUEUE = "bench.baseline";
-    /** The naive bean's queue: mail.send's address settings, its own DLQ (added to the bench's server config). */
+    /** The plain beans' queues: mail.send's address settings, a DLQ each (added to the bench's server config). */
     private static final String NAIVE_QUEUE = "bench.naive";
+    private static final String GUARDED_QUEUE = "bench.guarded";
     private static final String NAIVE_WAR = "naive-mdb.war";
     static final String H2 = "H2";
     static final String POSTGRESQL = "PostgreSQL";
@@ -207,8 +210,9 @@ public final class SendBench {
                     first = false;
                 }
                 Result mailroom = mailroomRun("Mailroom sandbox, 0 ms", consumers, null, n, false);
-                Result naive = naiveRun("Naive MDB sandbox, 0 ms", consumers, null, n);
-                points.add(new Point(db, "sandbox", 0, consumers, mailroom, naive));
+                Result naive = plainRun(PlainBean.NAIVE, "sandbox, 0 ms", consumers, null, n);
+                Result guarded = plainRun(PlainBean.GUARDED, "sandbox, 0 ms", consumers, null, n);
+                points.add(new Point(db, "sandbox", 0, consumers, mailroom, naive, guarded));
                 stopCurrent();
             }
             if (!httpConsumers.isEmpty()) {
@@ -228,8 +232,10 @@ public final class SendBench {
                         }
                         Result mailroom = mailroomRun("Mailroom http, " + latencyMs + " ms", consumers, stub, n, false);
                         checkConcurrency(db, consumers, mailroom);
-                        Result naive = naiveRun("Naive MDB http, " + latencyMs + " ms", consumers, stub, n);
-                        points.add(new Point(db, "http " + latencyMs + " ms", latencyMs, consumers, mailroom, naive));
+                        Result naive = plainRun(PlainBean.NAIVE, "http, " + latencyMs + " ms", consumers, stub, n);
+                        Result guarded = plainRun(PlainBean.GUARDED, "http, " + latencyMs + " ms", consumers, stub, n);
+                        points.add(new Point(db, "http " + latencyMs + " ms", latencyMs, consumers, mailroom, naive,
+                                guarded));
                         stopCurrent();
                     }
                 }
@@ -661,24 +667,59 @@ public final class SendBench {
                 + "\"}";
     }
 
-    /** The naive queue's figures, from the broker (the naive bean has no API). */
-    private Figures naiveQueue(Running s) {
-        JsonNode q = s.cli.op(MESSAGING + "/runtime-queue=" + NAIVE_QUEUE + ":read-resource(include-runtime=true)");
+    /**
+     * The two plain beans of naive-mdb.war ({@code dev.mailroom.bench.naive}), each on its own queue with mail.send's
+     * settings, measured after Mailroom on the same server at the same concurrency.
+     */
+    enum PlainBean {
+        /** What a team would write without Mailroom: one transaction, one insert, the provider call. */
+        NAIVE("naive", "Naive MDB", NAIVE_QUEUE, "NaiveSendConsumer", "one JPA insert + provider call per job",
+                "naive_mail rows, distinct message ids"),
+        /** The cheapest bean that keeps the claim-before-call and acceptance-on-its-own rules: the floor. */
+        GUARDED("guarded", "Guarded MDB", GUARDED_QUEUE, "GuardedSendConsumer", "claim + attempt committed, provider "
+                + "call, acceptance committed, then the delivery: 3 commits per job",
+                "guarded_job rows, accepted jobs, guarded_attempt rows, accepted attempts");
+
+        final String id;
+        final String figure;
+        final String queue;
+        final String ejb;
+        final String what;
+        /** What the count servlet's figures are, in its order. */
+        final String counted;
+
+        PlainBean(String id, String figure, String queue, String ejb, String what, String counted) {
+            this.id = id;
+            this.figure = figure;
+            this.queue = queue;
+            this.ejb = ejb;
+            this.what = what;
+            this.counted = counted;
+        }
+    }
+
+    /** A plain bean's queue figures, from the broker (the plain beans have no API). */
+    private Figures plainQueue(Running s, String queue) {
+        JsonNode q = s.cli.op(MESSAGING + "/runtime-queue=" + queue + ":read-resource(include-runtime=true)");
         return new Figures(q.path("message-count").asLong(), q.path("delivering-count").asLong(),
                 q.path("scheduled-count").asLong(), q.path("consumer-count").asLong(), 0);
     }
 
-    /** {@code rows distinct} of naive_mail for a message_id prefix, from the naive WAR's count servlet. */
-    private long[] naiveCount(Running s, String prefix) {
-        URI uri = URI.create(s.server.baseUrl().replaceFirst("/mailroom/?$", "") + "/naive-mdb/count?prefix=" + prefix);
+    /**
+     * A plain bean's own counts for a message_id prefix, from the naive WAR's count servlet: naive, {@code rows
+     * distinct} of naive_mail; guarded, {@code jobs accepted-jobs attempts accepted-attempts}. Each must equal the
+     * number of jobs sent under the prefix.
+     */
+    private long[] plainCount(Running s, PlainBean bean, String prefix) {
+        URI uri = URI.create(s.server.baseUrl().replaceFirst("/mailroom/?$", "") + "/naive-mdb/count?bean=" + bean.id
+                + "&prefix=" + prefix);
         try {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60)).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200) {
                 throw new IllegalStateException("GET " + uri + " answered " + r.statusCode() + ": " + r.body());
             }
-            String[] parts = r.body().trim().split("\\s+");
-            return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
+            return counts(r.body());
         } catch (IOException e) {
             throw new UncheckedIOException("GET " + uri + " failed", e);
         } catch (InterruptedException e) {
@@ -687,38 +728,73 @@ public final class SendBench {
         }
     }
 
+    /** The count servlet's answer, numbers separated by blanks. */
+    static long[] counts(String body) {
+        String trimmed = body.trim();
+        if (trimmed.isEmpty()) {
+            throw new IllegalStateException("the count servlet answered nothing");
+        }
+        return Arrays.stream(trimmed.split("\\s+")).mapToLong(Long::parseLong).toArray();
+    }
+
     /**
-     * The naive bean at the same concurrency on the same server and queue settings, measured as Mailroom is: warm-up,
-     * pause its queue, produce the same jobs, resume (clock starts), until the queue holds nothing (clock stops). Then:
-     * exactly N rows, N distinct message ids, nothing left, and (HTTP) exactly N requests with N keys at the stub.
+     * What is wrong with a plain bean's counts ({@link #plainCount}, the run's prefix, which includes the warm-up's,
+     * and the warm-up's): every figure of the warm-up must be {@code warmup} and every figure of the run proper
+     * {@code n}; null when all are.
      */
-    private Result naiveRun(String figure, int consumers, ProviderStub stub, int n) {
+    static String countProblem(PlainBean bean, long[] all, long[] warm, int n, int warmup) {
+        if (all.length == 0 || all.length != warm.length) {
+            return "the count servlet answered " + Arrays.toString(all) + " and " + Arrays.toString(warm);
+        }
+        long[] run = new long[all.length];
+        boolean right = true;
+        for (int i = 0; i < all.length; i++) {
+            run[i] = all[i] - warm[i];
+            right &= run[i] == n && warm[i] == warmup;
+        }
+        if (right) {
+            return null;
+        }
+        return bean.counted + ": " + Arrays.toString(run) + ", expected " + n + " each (warm-up " + Arrays.toString(warm)
+                + ", expected " + warmup + " each)";
+    }
+
+    /**
+     * A plain bean at the same concurrency on the same server and queue settings, measured as Mailroom is: warm-up,
+     * pause its queue, produce the same jobs, resume (clock starts), until the queue holds nothing (clock stops). Then
+     * its own counts ({@link #countProblem}: every job exactly once), nothing left, and (HTTP) exactly N requests with N
+     * keys at the stub.
+     */
+    private Result plainRun(PlainBean bean, String provider, int consumers, ProviderStub stub, int n) {
         Running s = current;
-        String label = "naive-" + (stub == null ? "sandbox" : "http" + stub.latencyMillis() + "ms") + "-c" + consumers;
+        String figure = bean.figure + " " + provider;
+        String label = bean.id + "-" + (stub == null ? "sandbox" : "http" + stub.latencyMillis() + "ms") + "-c"
+                + consumers;
         List<String> problems = new ArrayList<>();
-        s.jms.sendAll(NAIVE_QUEUE, jobs(label + "-w", warmup, false));
-        awaitEmpty(NAIVE_QUEUE, () -> naiveQueue(s),
+        s.jms.sendAll(bean.queue, jobs(label + "-w", warmup, false));
+        awaitEmpty(bean.queue, () -> plainQueue(s, bean.queue),
                 Duration.ofSeconds(60 + warmup * (stub == null ? 1 : stub.latencyMillis()) / 100));
 
-        s.cli.op(MESSAGING + "/runtime-queue=" + NAIVE_QUEUE + ":pause");
-        s.jms.sendAll(NAIVE_QUEUE, jobs(label, n, false));
-        Figures loaded = naiveQueue(s);
+        s.cli.op(MESSAGING + "/runtime-queue=" + bean.queue + ":pause");
+        s.jms.sendAll(bean.queue, jobs(label, n, false));
+        Figures loaded = plainQueue(s, bean.queue);
         if (loaded.depth != n) {
             problems.add("after producing " + n + " jobs on the paused queue its depth is " + loaded.depth);
         }
         if (stub != null) {
             stub.reset();
         }
+        String load0 = loadAverage();
         Cpu cpu0 = Cpu.sample(s.server);
         long t0 = System.nanoTime();
-        s.cli.op(MESSAGING + "/runtime-queue=" + NAIVE_QUEUE + ":resume");
+        s.cli.op(MESSAGING + "/runtime-queue=" + bean.queue + ":resume");
         long timeoutNanos = Duration.ofSeconds(60).toNanos()
                 + (long) n * Duration.ofMillis(stub == null ? 20 : Math.max(20, stub.latencyMillis())).toNanos();
         long t1;
         Duration nextPoll = POLL;
         while (true) {
             sleep(nextPoll);
-            Figures f = naiveQueue(s);
+            Figures f = plainQueue(s, bean.queue);
             t1 = System.nanoTime();
             nextPoll = nextPoll(n, f.depth, t1 - t0);
             if (f.depth == 0 && f.inFlight == 0 && f.scheduled == 0) {
@@ -731,13 +807,12 @@ public final class SendBench {
         }
         double sec = seconds(t1 - t0);
         Cpu cpu1 = Cpu.sample(s.server);
+        String load1 = loadAverage();
         // the warm-up's ids ("<label>-w-<i>") share the measured run's prefix ("<label>-<i>"): count both, subtract
-        long[] all = naiveCount(s, "bench-" + nonce + "-" + label + "-");
-        long[] warm = naiveCount(s, "bench-" + nonce + "-" + label + "-w-");
-        long[] counted = {all[0] - warm[0], all[1] - warm[1]};
-        if (warm[0] != warmup || counted[0] != n || counted[1] != n) {
-            problems.add("naive_mail holds " + counted[0] + " rows with " + counted[1] + " distinct message ids, expected "
-                    + n + " (warm-up " + warm[0] + " of " + warmup + ")");
+        String problem = countProblem(bean, plainCount(s, bean, "bench-" + nonce + "-" + label + "-"),
+                plainCount(s, bean, "bench-" + nonce + "-" + label + "-w-"), n, warmup);
+        if (problem != null) {
+            problems.add(problem);
         }
         int peak = -1;
         if (stub != null) {
@@ -747,15 +822,20 @@ public final class SendBench {
                         + " distinct idempotency keys (" + stub.unexpected() + " unexpected), expected " + n);
             }
         }
-        JsonNode mdb = s.cli.op("/deployment=" + NAIVE_WAR + "/subsystem=ejb3/message-driven-bean=NaiveSendConsumer"
+        Figures end = plainQueue(s, bean.queue);
+        if (end.depth != 0 || end.inFlight != 0 || end.scheduled != 0) {
+            problems.add("queue not empty at the end: " + end);
+        }
+        JsonNode mdb = s.cli.op("/deployment=" + NAIVE_WAR + "/subsystem=ejb3/message-driven-bean=" + bean.ejb
                 + ":read-resource(include-runtime=true)");
         double rate = n / sec;
-        String details = String.format(Locale.ROOT, "%d jobs in %.2f s; peak concurrent onMessage %d, MDB pool max %d%s; %s",
-                n, sec, mdb.path("peak-concurrent-invocations").asLong(-1), mdb.path("pool-max-size").asLong(-1),
-                stub == null ? "" : "; provider stub: peak " + peak + " concurrent requests", cpu0.until(cpu1, n, sec));
+        String details = String.format(Locale.ROOT, "%d jobs in %.2f s; peak concurrent onMessage %d, MDB pool max %d%s; "
+                        + "%s; load avg %s -> %s", n, sec, mdb.path("peak-concurrent-invocations").asLong(-1),
+                mdb.path("pool-max-size").asLong(-1), stub == null ? "" : "; provider stub: peak " + peak
+                        + " concurrent requests", cpu0.until(cpu1, n, sec), load0, load1);
         rows.add(new Row(figure + ", " + consumers + " consumers, " + s.db, rate, "jobs/s", rate / baselineRate,
-                "MAILROOM_CONSUMERS=" + consumers + " (maxSession and pool), one JPA insert + provider call per job",
-                details, String.join("; ", problems)));
+                "MAILROOM_CONSUMERS=" + consumers + " (maxSession and pool), " + bean.what, details,
+                String.join("; ", problems)));
         log(String.format(Locale.ROOT, "%s: %d jobs in %.2f s = %.0f jobs/s %s", label, n, sec, rate,
                 problems.isEmpty() ? "(all counted once)" : "PROBLEMS " + problems));
         if (!problems.isEmpty()) {
@@ -781,7 +861,7 @@ public final class SendBench {
         Path cfgDir = home.resolve("standalone/configuration");
         try {
             // a fresh copy each start: management changes (the baseline queue) never reach standalone-mailroom.xml
-            Files.writeString(cfgDir.resolve(CONFIG), withNaiveQueue(Files.readString(cfgDir.resolve("standalone-mailroom.xml"))));
+            Files.writeString(cfgDir.resolve(CONFIG), withPlainQueues(Files.readString(cfgDir.resolve("standalone-mailroom.xml"))));
         } catch (IOException e) {
             throw new UncheckedIOException("no configured server at " + home + " (run mvn package -Dbuild.dir=...)", e);
         }
@@ -816,21 +896,23 @@ public final class SendBench {
         current = new Running(server, cli, JmsClient.forPort(server.artemisPort()), new ApiClient(server.baseUrl()), pg,
                 db);
         awaitConsumers(SEND_QUEUE, consumers, () -> queue(current).consumers);
-        // the naive bean beside Mailroom, same server, same concurrency (maxSession and pool from MAILROOM_CONSUMERS)
+        // the plain beans beside Mailroom, same server, same concurrency (maxSession and pool from MAILROOM_CONSUMERS)
         cli.op("/deployment=" + NAIVE_WAR + ":add(content=[{url=\"" + naiveWar.toUri() + "\"}], enabled=true)",
                 Duration.ofSeconds(600));
-        awaitConsumers(NAIVE_QUEUE, consumers, () -> naiveConsumersOrNone(current));
+        for (PlainBean bean : PlainBean.values()) {
+            awaitConsumers(bean.queue, consumers, () -> consumersOrNone(current, bean.queue));
+        }
         log("WildFly '" + name + "' ready in " + server.lastBootTime().toMillis() + " ms, " + consumers
-                + " consumers on " + SEND_QUEUE + " and on " + NAIVE_QUEUE);
+                + " consumers on " + SEND_QUEUE + ", " + NAIVE_QUEUE + " and " + GUARDED_QUEUE);
     }
 
     /**
-     * The naive queue's consumers, 0 while the broker has no such queue yet: it creates it when the bean's sessions
-     * attach, which may come a moment after the deployment operation returned (a run failed on exactly that).
+     * A plain bean's queue's consumers, 0 while the broker has no such queue yet: it creates it when the bean's
+     * sessions attach, which may come a moment after the deployment operation returned (a run failed on exactly that).
      */
-    private long naiveConsumersOrNone(Running s) {
+    private long consumersOrNone(Running s, String queue) {
         try {
-            return naiveQueue(s).consumers;
+            return plainQueue(s, queue).consumers;
         } catch (IllegalStateException e) {
             if (String.valueOf(e.getMessage()).contains("WFLYCTL0216")) { // "Management resource ... not found"
                 return 0;
@@ -853,10 +935,11 @@ public final class SendBench {
     }
 
     /**
-     * The bench's copy of the configuration gets the naive bean's queue: a JNDI name like mail.send's and a copy of
-     * mail.send's address settings (its own DLQ), so both beans consume under the same queue settings.
+     * The bench's copy of the configuration gets the plain beans' queues ({@code bench.naive}, {@code bench.guarded}):
+     * a JNDI name like mail.send's and a copy of mail.send's address settings (a DLQ of their own), so all three beans
+     * consume under the same queue settings.
      */
-    static String withNaiveQueue(String xml) {
+    static String withPlainQueues(String xml) {
         Matcher jms = Pattern.compile("(?m)^(\\s*)<external-jms-queue name=\"" + Pattern.quote(SEND_QUEUE) + "\"[^>]*/>")
                 .matcher(xml);
         Matcher setting = Pattern.compile("(?m)^(\\s*)<address-setting name=\"" + Pattern.quote(SEND_QUEUE)
@@ -865,16 +948,21 @@ public final class SendBench {
             throw new IllegalStateException("standalone-mailroom.xml has no external-jms-queue or address-setting for "
                     + SEND_QUEUE);
         }
-        String naiveJms = jms.group(1) + "<external-jms-queue name=\"" + NAIVE_QUEUE + "\" entries=\"java:/jms/queue/"
-                + NAIVE_QUEUE + "\" enable-amq1-prefix=\"false\"/>";
-        String naiveSetting = setting.group().replace("name=\"" + SEND_QUEUE + "\"", "name=\"" + NAIVE_QUEUE + "\"")
-                .replace("\"DLQ." + SEND_QUEUE + "\"", "\"DLQ." + NAIVE_QUEUE + "\"");
+        StringBuilder queues = new StringBuilder();
+        StringBuilder settings = new StringBuilder();
+        for (PlainBean bean : PlainBean.values()) {
+            queues.append("\n").append(jms.group(1)).append("<external-jms-queue name=\"").append(bean.queue)
+                    .append("\" entries=\"java:/jms/queue/").append(bean.queue).append("\" enable-amq1-prefix=\"false\"/>");
+            settings.append("\n").append(setting.group()
+                    .replace("name=\"" + SEND_QUEUE + "\"", "name=\"" + bean.queue + "\"")
+                    .replace("\"DLQ." + SEND_QUEUE + "\"", "\"DLQ." + bean.queue + "\""));
+        }
         StringBuilder b = new StringBuilder(xml);
         // the later position first, so the earlier one stays valid
         if (setting.end() > jms.end()) {
-            b.insert(setting.end(), "\n" + naiveSetting).insert(jms.end(), "\n" + naiveJms);
+            b.insert(setting.end(), settings).insert(jms.end(), queues);
         } else {
-            b.insert(jms.end(), "\n" + naiveJms).insert(setting.end(), "\n" + naiveSetting);
+            b.insert(jms.end(), queues).insert(setting.end(), settings);
         }
         return b.toString();
     }
@@ -1181,10 +1269,22 @@ public final class SendBench {
     record Result(double rate, double cpuMs, int peakAtProvider) {
     }
 
-    /** Mailroom and the naive bean at one provider, concurrency and database, measured on the same server. */
-    record Point(String db, String provider, long latencyMs, int consumers, Result mailroom, Result naive) {
+    /** Mailroom and the two plain beans at one provider, concurrency and database, measured on the same server. */
+    record Point(String db, String provider, long latencyMs, int consumers, Result mailroom, Result naive,
+                 Result guarded) {
+        /** Mailroom / naive. */
         double ratio() {
             return mailroom.rate() / naive.rate();
+        }
+
+        /** Guarded / naive: what the two rules cost at their cheapest. */
+        double guardedRatio() {
+            return guarded.rate() / naive.rate();
+        }
+
+        /** Mailroom / guarded: what Mailroom costs beyond that floor. */
+        double mailroomToGuarded() {
+            return mailroom.rate() / guarded.rate();
         }
     }
 
@@ -1214,14 +1314,19 @@ public final class SendBench {
                 failures.isEmpty() ? "every job of every run was counted exactly once" : "FAILED: " + failures));
         b.append("=".repeat(110)).append('\n');
         // issue 13 item 5: one figure a line, in a fixed form scripts can read, last in the output
-        for (String line : summaryLines()) {
+        for (String line : summaryLines(points, checks)) {
             b.append(line).append('\n');
         }
         return b.toString();
     }
 
-    /** {@code CPU per job, sandbox, 4 consumers, H2: 20.3}, {@code Mailroom / naive MDB, ...: 0.45}, then the checks. */
-    private List<String> summaryLines() {
+    /**
+     * {@code CPU per job, sandbox, 4 consumers, H2: 20.3}, {@code Mailroom / naive MDB, ...: 0.45}, the checks, then
+     * the plain beans' lines ({@code CPU per job, naive MDB, ...}, {@code CPU per job, guarded MDB, ...}, {@code
+     * Guarded MDB / naive MDB, ...}, {@code Mailroom / guarded MDB, ...}): after the older lines, which stay as they
+     * were, since scripts read them.
+     */
+    static List<String> summaryLines(List<Point> points, List<String> checks) {
         List<String> out = new ArrayList<>();
         for (Point p : points) {
             out.add(String.format(Locale.ROOT, "CPU per job, %s, %d consumers, %s: %.1f", p.provider(), p.consumers(),
@@ -1232,6 +1337,22 @@ public final class SendBench {
                     p.consumers(), p.db(), p.ratio()));
         }
         out.addAll(checks);
+        for (Point p : points) {
+            out.add(String.format(Locale.ROOT, "CPU per job, naive MDB, %s, %d consumers, %s: %.1f", p.provider(),
+                    p.consumers(), p.db(), p.naive().cpuMs()));
+        }
+        for (Point p : points) {
+            out.add(String.format(Locale.ROOT, "CPU per job, guarded MDB, %s, %d consumers, %s: %.1f", p.provider(),
+                    p.consumers(), p.db(), p.guarded().cpuMs()));
+        }
+        for (Point p : points) {
+            out.add(String.format(Locale.ROOT, "Guarded MDB / naive MDB, %s, %d consumers, %s: %.2f", p.provider(),
+                    p.consumers(), p.db(), p.guardedRatio()));
+        }
+        for (Point p : points) {
+            out.add(String.format(Locale.ROOT, "Mailroom / guarded MDB, %s, %d consumers, %s: %.2f", p.provider(),
+                    p.consumers(), p.db(), p.mailroomToGuarded()));
+        }
         return out;
     }
 
@@ -1240,7 +1361,8 @@ public final class SendBench {
      * the chart (bench.chart) beside it.
      */
     private void writeReadmeAndChart(Instant begin) {
-        String title = String.format(Locale.ROOT, "Mailroom vs a naive MDB, N=%d, %s, load avg %s (commit %s)", n,
+        String title = String.format(Locale.ROOT, "Mailroom vs a naive and a guarded MDB, N=%d, %s, load avg %s "
+                + "(commit %s)", n,
                 begin.toString().substring(0, 16).replace('T', ' ') + " UTC", loadAverage(), commit);
         try {
             SendChart.write(chart, points, title);
@@ -1272,20 +1394,33 @@ public final class SendBench {
         }
     }
 
+    /**
+     * The generated table: per provider, concurrency and database, the rates, the ratios and the CPU per job of
+     * Mailroom, the naive MDB and the guarded MDB (the floor of the guarantees).
+     */
+    static String tableRows(List<Point> points) {
+        StringBuilder b = new StringBuilder();
+        b.append("| provider | concurrency | database | jobs/s Mailroom / naive / guarded | Mailroom / naive "
+                + "| guarded / naive | Mailroom / guarded | CPU ms/job Mailroom / naive / guarded "
+                + "| peak calls at the provider, Mailroom / naive / guarded |\n");
+        b.append("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
+        for (Point p : points) {
+            b.append(String.format(Locale.ROOT, "| %s | %d | %s | %.0f / %.0f / %.0f | %.2f | %.2f | %.2f "
+                            + "| %.1f / %.1f / %.1f | %s |%n",
+                    p.provider(), p.consumers(), p.db(), p.mailroom().rate(), p.naive().rate(), p.guarded().rate(),
+                    p.ratio(), p.guardedRatio(), p.mailroomToGuarded(), p.mailroom().cpuMs(), p.naive().cpuMs(),
+                    p.guarded().cpuMs(), p.latencyMs() == 0 ? "-" : p.mailroom().peakAtProvider() + " / "
+                            + p.naive().peakAtProvider() + " / " + p.guarded().peakAtProvider()));
+        }
+        return b.toString();
+    }
+
     private String readmeTable(String title) {
         StringBuilder b = new StringBuilder();
         b.append("Generated by `bash bench/run.sh ").append(n).append("`: ").append(title).append(". ")
                 .append(failures.isEmpty() ? "Every job of every run was counted exactly once."
                         : "**FAILED**: " + String.join("; ", failures)).append("\n\n");
-        b.append("| provider | concurrency | database | Mailroom jobs/s | naive MDB jobs/s | Mailroom / naive "
-                + "| Mailroom CPU ms/job | naive CPU ms/job | peak calls at the provider, Mailroom / naive |\n");
-        b.append("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
-        for (Point p : points) {
-            b.append(String.format(Locale.ROOT, "| %s | %d | %s | %.0f | %.0f | %.2f | %.1f | %.1f | %s |%n",
-                    p.provider(), p.consumers(), p.db(), p.mailroom().rate(), p.naive().rate(), p.ratio(),
-                    p.mailroom().cpuMs(), p.naive().cpuMs(), p.latencyMs() == 0 ? "-"
-                            : p.mailroom().peakAtProvider() + " / " + p.naive().peakAtProvider()));
-        }
+        b.append(tableRows(points));
         if (!Double.isNaN(baselineRate)) {
             b.append(String.format(Locale.ROOT, "%nBroker ceiling (one transacted consumer, commit per message, same "
                     + "address settings): %.0f msg/s.%n", baselineRate));
@@ -1296,7 +1431,7 @@ public final class SendBench {
             }
         }
         b.append("\nSummary lines (the end of the output):\n\n");
-        for (String line : summaryLines()) {
+        for (String line : summaryLines(points, checks)) {
             b.append("    ").append(line).append('\n');
         }
         return b.toString();

@@ -14,7 +14,7 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The benchmark's own pieces that need no server: the naive queue's configuration, its WAR, the chart. */
+/** The benchmark's own pieces that need no server: the plain beans' queues, their WAR and counts, the report, the chart. */
 class SendBenchPiecesTest {
 
     private static final String XML = """
@@ -26,41 +26,121 @@ class SendBenchPiecesTest {
             """;
 
     @Test
-    void theNaiveQueueGetsMailSendsSettingsWithItsOwnDlq() {
-        String xml = SendBench.withNaiveQueue(XML);
+    void thePlainQueuesGetMailSendsSettingsWithADlqEach() {
+        String xml = SendBench.withPlainQueues(XML);
 
-        assertThat(xml).contains("<external-jms-queue name=\"bench.naive\" entries=\"java:/jms/queue/bench.naive\" "
-                + "enable-amq1-prefix=\"false\"/>");
-        assertThat(xml).contains("<address-setting name=\"bench.naive\" dead-letter-address=\"DLQ.bench.naive\" "
-                + "max-delivery-attempts=\"5\"/>");
+        for (String queue : List.of("bench.naive", "bench.guarded")) {
+            assertThat(xml).contains("<external-jms-queue name=\"" + queue + "\" entries=\"java:/jms/queue/" + queue
+                    + "\" enable-amq1-prefix=\"false\"/>");
+            assertThat(xml).contains("<address-setting name=\"" + queue + "\" dead-letter-address=\"DLQ." + queue
+                    + "\" max-delivery-attempts=\"5\"/>");
+        }
         assertThat(xml).contains("<address-setting name=\"mail.send\" dead-letter-address=\"DLQ.mail.send\"");
     }
 
     @Test
     void aConfigurationWithoutMailSendIsRefused() {
-        assertThatThrownBy(() -> SendBench.withNaiveQueue("<server/>")).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> SendBench.withPlainQueues("<server/>")).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
-    void theNaiveWarHoldsTheBeanAndItsDescriptorsOnly(@TempDir Path dir) throws Exception {
+    void theNaiveWarHoldsBothBeansAndTheirDescriptorsOnly(@TempDir Path dir) throws Exception {
         Path war = NaiveWar.build(dir.resolve("naive-mdb.war"));
 
         try (JarFile jar = new JarFile(war.toFile())) {
             List<String> names = jar.stream().map(e -> e.getName()).collect(Collectors.toList());
             assertThat(names).contains("WEB-INF/classes/dev/mailroom/bench/naive/NaiveSendConsumer.class",
                     "WEB-INF/classes/dev/mailroom/bench/naive/NaiveMail.class",
-                    "WEB-INF/classes/META-INF/persistence.xml", "WEB-INF/jboss-ejb3.xml");
+                    "WEB-INF/classes/dev/mailroom/bench/naive/GuardedSendConsumer.class",
+                    "WEB-INF/classes/dev/mailroom/bench/naive/GuardedLedger.class",
+                    "WEB-INF/classes/dev/mailroom/bench/naive/ProviderCall.class",
+                    "WEB-INF/classes/dev/mailroom/bench/naive/BenchJob.class",
+                    "WEB-INF/classes/META-INF/persistence.xml", "WEB-INF/classes/META-INF/naive-create.sql",
+                    "WEB-INF/jboss-ejb3.xml");
             assertThat(names).noneMatch(n -> n.contains("dev/mailroom/") && !n.contains("dev/mailroom/bench/naive/"));
+            String ejb = new String(jar.getInputStream(jar.getEntry("WEB-INF/jboss-ejb3.xml")).readAllBytes());
+            assertThat(ejb).contains("<ejb-name>GuardedSendConsumer</ejb-name>");
+            // Hibernate reads the create script one statement a line (its default single-line extractor)
+            String sql = new String(jar.getInputStream(jar.getEntry("WEB-INF/classes/META-INF/naive-create.sql"))
+                    .readAllBytes());
+            assertThat(sql.lines().filter(l -> !l.isBlank()))
+                    .allMatch(l -> l.startsWith("create table if not exists "))
+                    .anyMatch(l -> l.contains(" guarded_job ")).anyMatch(l -> l.contains(" guarded_attempt "));
         }
+    }
+
+    @Test
+    void theCountServletsAnswerIsReadAsNumbers() {
+        assertThat(SendBench.counts("600 600 600 600\n")).containsExactly(600, 600, 600, 600);
+        assertThat(SendBench.counts("12 11")).containsExactly(12, 11);
+        assertThatThrownBy(() -> SendBench.counts(" ")).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void everyFigureOfAPlainBeanMustCountEachJobOnce() {
+        // the run's prefix includes the warm-up's ids: 60 warm-up + 600 measured
+        assertThat(SendBench.countProblem(SendBench.PlainBean.GUARDED, new long[] {660, 660, 660, 660},
+                new long[] {60, 60, 60, 60}, 600, 60)).isNull();
+        assertThat(SendBench.countProblem(SendBench.PlainBean.NAIVE, new long[] {660, 660}, new long[] {60, 60}, 600, 60))
+                .isNull();
+        // a second attempt for one job, one job not accepted, a warm-up job lost, an answer of the wrong shape
+        assertThat(SendBench.countProblem(SendBench.PlainBean.GUARDED, new long[] {660, 660, 661, 660},
+                new long[] {60, 60, 60, 60}, 600, 60)).contains("guarded_attempt rows").contains("[600, 600, 601, 600]");
+        assertThat(SendBench.countProblem(SendBench.PlainBean.GUARDED, new long[] {660, 659, 660, 659},
+                new long[] {60, 60, 60, 60}, 600, 60)).contains("[600, 599, 600, 599]");
+        assertThat(SendBench.countProblem(SendBench.PlainBean.NAIVE, new long[] {659, 659}, new long[] {59, 59}, 600, 60))
+                .contains("naive_mail rows").contains("warm-up [59, 59]");
+        assertThat(SendBench.countProblem(SendBench.PlainBean.GUARDED, new long[] {660, 660}, new long[] {60, 60, 60, 60},
+                600, 60)).isNotNull();
+        assertThat(SendBench.countProblem(SendBench.PlainBean.NAIVE, new long[0], new long[0], 600, 60)).isNotNull();
+    }
+
+    private static final List<SendBench.Point> POINTS = List.of(
+            new SendBench.Point(SendBench.H2, "sandbox", 0, 4, new SendBench.Result(97, 19.54, -1),
+                    new SendBench.Result(333, 4.44, -1), new SendBench.Result(194, 8.0, -1)),
+            new SendBench.Point(SendBench.POSTGRESQL, "http 50 ms", 50, 16, new SendBench.Result(120, 13.8, 15),
+                    new SendBench.Result(300, 4.0, 16), new SendBench.Result(240, 6.3, 16)));
+
+    @Test
+    void theOlderSummaryLinesKeepTheirFormAndTheGuardedBeansFollowThem() {
+        List<String> lines = SendBench.summaryLines(POINTS, List.of("Throughput / ceiling, http 50 ms, 16 consumers, "
+                + "PostgreSQL: 0.38"));
+
+        assertThat(lines).containsExactly(
+                "CPU per job, sandbox, 4 consumers, H2: 19.5",
+                "CPU per job, http 50 ms, 16 consumers, PostgreSQL: 13.8",
+                "Mailroom / naive MDB, sandbox, 4 consumers, H2: 0.29",
+                "Mailroom / naive MDB, http 50 ms, 16 consumers, PostgreSQL: 0.40",
+                "Throughput / ceiling, http 50 ms, 16 consumers, PostgreSQL: 0.38",
+                "CPU per job, naive MDB, sandbox, 4 consumers, H2: 4.4",
+                "CPU per job, naive MDB, http 50 ms, 16 consumers, PostgreSQL: 4.0",
+                "CPU per job, guarded MDB, sandbox, 4 consumers, H2: 8.0",
+                "CPU per job, guarded MDB, http 50 ms, 16 consumers, PostgreSQL: 6.3",
+                "Guarded MDB / naive MDB, sandbox, 4 consumers, H2: 0.58",
+                "Guarded MDB / naive MDB, http 50 ms, 16 consumers, PostgreSQL: 0.80",
+                "Mailroom / guarded MDB, sandbox, 4 consumers, H2: 0.50",
+                "Mailroom / guarded MDB, http 50 ms, 16 consumers, PostgreSQL: 0.50");
+    }
+
+    @Test
+    void theTableShowsTheThreeBeansSideBySide() {
+        List<String> table = SendBench.tableRows(POINTS).lines().toList();
+
+        assertThat(table).hasSize(4);
+        assertThat(table.get(0)).contains("jobs/s Mailroom / naive / guarded").contains("guarded / naive");
+        assertThat(table.get(2)).isEqualTo("| sandbox | 4 | H2 | 97 / 333 / 194 | 0.29 | 0.58 | 0.50 | 19.5 / 4.4 / 8.0 | - |");
+        assertThat(table.get(3)).isEqualTo(
+                "| http 50 ms | 16 | PostgreSQL | 120 / 300 / 240 | 0.40 | 0.80 | 0.50 | 13.8 / 4.0 / 6.3 | 15 / 16 / 16 |");
     }
 
     @Test
     void theChartIsAPngWithAPanelPerProvider(@TempDir Path dir) throws Exception {
         SendBench.Result r = new SendBench.Result(50, 20, 4);
         List<SendBench.Point> points = List.of(
-                new SendBench.Point(SendBench.H2, "sandbox", 0, 4, r, new SendBench.Result(100, 5, -1)),
-                new SendBench.Point(SendBench.H2, "sandbox", 0, 8, r, r),
-                new SendBench.Point(SendBench.POSTGRESQL, "http 50 ms", 50, 16, r, r));
+                new SendBench.Point(SendBench.H2, "sandbox", 0, 4, r, new SendBench.Result(100, 5, -1),
+                        new SendBench.Result(80, 9, -1)),
+                new SendBench.Point(SendBench.H2, "sandbox", 0, 8, r, r, r),
+                new SendBench.Point(SendBench.POSTGRESQL, "http 50 ms", 50, 16, r, r, r));
 
         SendChart.write(dir.resolve("chart.png"), points, "test");
 

@@ -15,12 +15,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 import javax.imageio.ImageIO;
 
 /**
  * The benchmark's chart: throughput against concurrency, one panel per provider latency (0 ms sandbox, 50 ms HTTP
- * stub), Mailroom beside the naive bean, solid for H2 and dashed for PostgreSQL. Plain Java2D and ImageIO (headless):
+ * stub), Mailroom beside the naive bean and the guarded bean (the floor of the guarantees), solid for H2 and dashed for
+ * PostgreSQL. Plain Java2D and ImageIO (headless):
  * one line chart does not justify a charting library on the test classpath.
  */
 final class SendChart {
@@ -33,6 +35,16 @@ final class SendChart {
     private static final int BOTTOM = 60;
     private static final Color MAILROOM = new Color(0x1f77b4);
     private static final Color NAIVE = new Color(0xff7f0e);
+    private static final Color GUARDED = new Color(0x2ca02c);
+
+    /** One line per bean: its name in the legend, its colour, its result at a point. */
+    private record Series(String name, Color color, Function<SendBench.Point, SendBench.Result> result) {
+    }
+
+    private static final List<Series> SERIES = List.of(
+            new Series("Mailroom", MAILROOM, SendBench.Point::mailroom),
+            new Series("naive MDB", NAIVE, SendBench.Point::naive),
+            new Series("guarded MDB", GUARDED, SendBench.Point::guarded));
 
     private SendChart() {
     }
@@ -76,7 +88,9 @@ final class SendChart {
         double maxRate = 1;
         for (SendBench.Point p : points) {
             xs.add(p.consumers());
-            maxRate = Math.max(maxRate, Math.max(p.mailroom().rate(), p.naive().rate()));
+            for (Series series : SERIES) {
+                maxRate = Math.max(maxRate, series.result().apply(p).rate());
+            }
         }
         int minX = xs.isEmpty() ? 0 : xs.first();
         int maxX = xs.isEmpty() ? 1 : Math.max(xs.last(), minX + 1);
@@ -113,29 +127,32 @@ final class SendChart {
         int legendY = TOP - 32;
         for (String db : points.stream().map(SendBench.Point::db).distinct().toList()) {
             int legendX = left;
+            g.setColor(Color.BLACK);
+            g.drawString(db + ":", legendX, legendY);
+            legendX += 12 + g.getFontMetrics().stringWidth(db + ":");
             Stroke stroke = SendBench.H2.equals(db) ? new BasicStroke(2f)
                     : new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f);
-            List<SendBench.Point> series = points.stream().filter(p -> p.db().equals(db))
+            List<SendBench.Point> atDb = points.stream().filter(p -> p.db().equals(db))
                     .sorted((a, b) -> Integer.compare(a.consumers(), b.consumers())).toList();
-            for (boolean mailroom : new boolean[] {true, false}) {
-                g.setColor(mailroom ? MAILROOM : NAIVE);
+            for (Series line : SERIES) {
+                g.setColor(line.color());
                 g.setStroke(stroke);
-                int[] px = new int[series.size()];
-                int[] py = new int[series.size()];
-                for (int i = 0; i < series.size(); i++) {
-                    SendBench.Point p = series.get(i);
-                    double rate = mailroom ? p.mailroom().rate() : p.naive().rate();
+                int[] px = new int[atDb.size()];
+                int[] py = new int[atDb.size()];
+                for (int i = 0; i < atDb.size(); i++) {
+                    SendBench.Point p = atDb.get(i);
+                    double rate = line.result().apply(p).rate();
                     px[i] = left + (int) Math.round(plotW * (p.consumers() - minX) / (double) (maxX - minX));
                     py[i] = bottom - (int) Math.round(plotH * Math.min(rate, yMax) / yMax);
                     g.fillOval(px[i] - 3, py[i] - 3, 7, 7);
                 }
-                g.drawPolyline(px, py, series.size());
-                String name = (mailroom ? "Mailroom" : "naive MDB") + ", " + db;
+                g.drawPolyline(px, py, atDb.size());
+                String name = line.name();
                 g.drawLine(legendX, legendY - 4, legendX + 24, legendY - 4);
                 g.setStroke(new BasicStroke(1f));
                 g.setColor(Color.BLACK);
                 g.drawString(name, legendX + 28, legendY);
-                legendX += 40 + g.getFontMetrics().stringWidth(name);
+                legendX += 36 + g.getFontMetrics().stringWidth(name);
             }
             legendY += 16;
         }
