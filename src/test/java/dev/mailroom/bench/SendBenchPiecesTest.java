@@ -2,6 +2,7 @@ package dev.mailroom.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import java.awt.image.BufferedImage;
 import java.nio.file.Path;
@@ -93,6 +94,19 @@ class SendBenchPiecesTest {
         assertThat(SendBench.countProblem(SendBench.PlainBean.GUARDED, new long[] {660, 660}, new long[] {60, 60, 60, 60},
                 600, 60)).isNotNull();
         assertThat(SendBench.countProblem(SendBench.PlainBean.NAIVE, new long[0], new long[0], 600, 60)).isNotNull();
+    }
+
+    @Test
+    void twoRunsOfABeanCombineIntoTheRateOfBothTogetherAndTheirMeanCpu() {
+        // 600 jobs in 3 s and 600 in 5 s: 1,200 in 8 s
+        SendBench.Result both = SendBench.Result.combined(new SendBench.Result(200, 4.0, 15),
+                new SendBench.Result(120, 6.0, 16));
+
+        assertThat(both.rate()).isCloseTo(150, within(1e-9));
+        assertThat(both.cpuMs()).isCloseTo(5.0, within(1e-9));
+        assertThat(both.peakAtProvider()).isEqualTo(16);
+        assertThat(SendBench.Result.combined(new SendBench.Result(100, 1, -1), new SendBench.Result(100, 1, -1))
+                .peakAtProvider()).isEqualTo(-1);
     }
 
     private static final List<SendBench.Point> POINTS = List.of(

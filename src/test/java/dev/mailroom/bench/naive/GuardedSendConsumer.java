@@ -24,7 +24,7 @@ import jakarta.persistence.PersistenceContext;
 @MessageDriven(activationConfig = {
         @ActivationConfigProperty(propertyName = "destinationLookup", propertyValue = "java:/jms/queue/bench.guarded"),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
-        @ActivationConfigProperty(propertyName = "maxSession", propertyValue = "${env.MAILROOM_CONSUMERS:4}")
+        @ActivationConfigProperty(propertyName = "maxSession", propertyValue = NaiveSendConsumer.CONSUMERS)
 })
 @TransactionAttribute(TransactionAttributeType.REQUIRED)
 public class GuardedSendConsumer implements MessageListener {

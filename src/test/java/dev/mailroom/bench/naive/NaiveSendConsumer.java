@@ -21,10 +21,13 @@ import jakarta.persistence.PersistenceContext;
 @MessageDriven(activationConfig = {
         @ActivationConfigProperty(propertyName = "destinationLookup", propertyValue = "java:/jms/queue/bench.naive"),
         @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
-        @ActivationConfigProperty(propertyName = "maxSession", propertyValue = "${env.MAILROOM_CONSUMERS:4}")
+        @ActivationConfigProperty(propertyName = "maxSession", propertyValue = NaiveSendConsumer.CONSUMERS)
 })
 @TransactionAttribute(TransactionAttributeType.REQUIRED)
 public class NaiveSendConsumer implements MessageListener {
+
+    /** The concurrent deliveries of each plain bean: Mailroom's SendConsumer's expression. */
+    static final String CONSUMERS = "${env.MAILROOM_CONSUMERS:4}";
 
     @PersistenceContext(unitName = "naive")
     EntityManager em;
