@@ -15,6 +15,7 @@ import dev.mailroom.recoverability.RecoveryAction;
 import dev.mailroom.recoverability.SuppressionDecision;
 import dev.mailroom.recoverability.SuppressionFacts;
 import dev.mailroom.recoverability.SuppressionPolicy;
+import dev.mailroom.recoverability.TransactionPlan;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -35,6 +36,12 @@ import java.util.List;
  * is durable before the write that passes it, the provider's acceptance is durable the moment it is
  * known, and a failed attempt stays recorded when the delivery rolls back. What a redelivery finds
  * there tells it whether sending again is safe; the delivery's own transaction only acknowledges it.
+ *
+ * <p>A provider whose write is a row of our own database in the delivery's transaction (the sandbox) can be rolled
+ * back with it: for it ({@link TransactionPlan.InTheDelivery}) the same steps have a second entry that runs in the
+ * delivery's transaction ({@code MANDATORY}: {@link #beginInTheDelivery}, {@link #recordSentInTheDelivery},
+ * {@link #recordFailureInTheDelivery}), so the job's record and the provider's write commit together or not at all,
+ * in one commit per job. Each pair shares one body; the send path chooses the entry by the plan.
  */
 @ApplicationScoped
 public class JobLedger {
@@ -73,6 +80,24 @@ public class JobLedger {
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Begin begin(Incoming in, SendJob job, ProviderTraits provider, boolean permitGranted,
                        boolean irrevocableFromTheStart) {
+        return admit(in, job, provider, permitGranted, irrevocableFromTheStart);
+    }
+
+    /**
+     * As {@link #begin(Incoming, SendJob, ProviderTraits, boolean, boolean)}, in the delivery's transaction
+     * ({@link TransactionPlan.InTheDelivery}): nothing of it commits before the provider's write and the outcome do,
+     * and a rollback of the delivery takes it back with them. The job's row stays locked until then, so a redelivery
+     * of the same message waits for this one's outcome instead of finding an open attempt.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public Begin beginInTheDelivery(Incoming in, SendJob job, ProviderTraits provider, boolean permitGranted,
+                                    boolean irrevocableFromTheStart) {
+        return admit(in, job, provider, permitGranted, irrevocableFromTheStart);
+    }
+
+    /** The body of both entries of {@code begin}: in the caller's transaction, whichever it is. */
+    private Begin admit(Incoming in, SendJob job, ProviderTraits provider, boolean permitGranted,
+                        boolean irrevocableFromTheStart) {
         Instant now = clock.instant();
         Received received = insertOrLock(in, job, JobState.received, now);
         MailJob j = received.job();
@@ -360,6 +385,19 @@ public class JobLedger {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void recordFailure(Begin.Proceed p, ProviderResponse r, Failure failure, RecoveryAction decision) {
+        failed(p, r, failure, decision);
+    }
+
+    /**
+     * As {@link #recordFailure}, in the delivery's transaction ({@link TransactionPlan.InTheDelivery}): the attempt
+     * was begun there and is not committed yet, so a transaction of its own could not even see it.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void recordFailureInTheDelivery(Begin.Proceed p, ProviderResponse r, Failure failure, RecoveryAction decision) {
+        failed(p, r, failure, decision);
+    }
+
+    private void failed(Begin.Proceed p, ProviderResponse r, Failure failure, RecoveryAction decision) {
         Instant now = clock.instant();
         JobAttempt a = em.find(JobAttempt.class, p.attemptId());
         a.finish(r, now);
@@ -455,6 +493,22 @@ public class JobLedger {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void recordSent(Begin.Proceed p, ProviderResponse r) {
+        sent(p, r);
+    }
+
+    /**
+     * As {@link #recordSent}, in the delivery's transaction ({@link TransactionPlan.InTheDelivery}): the provider's
+     * write is in that transaction too, so the acceptance must commit with it, not before it. Committed on its own,
+     * a rollback of the delivery (a broker failover, a kill before its commit) would leave the job sent and the
+     * provider without the mail, and the redelivery would find the job finished.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void recordSentInTheDelivery(Begin.Proceed p, ProviderResponse r) {
+        sent(p, r);
+    }
+
+    /** The body of both entries of {@code recordSent}: in the caller's transaction, whichever it is. */
+    private void sent(Begin.Proceed p, ProviderResponse r) {
         Instant now = clock.instant();
         // the usual case in one statement, which takes the job row's lock as the read below would: the job moves
         // to sent_to_provider unless a redelivery held it as unknown meanwhile (that case is settled below)

@@ -28,9 +28,20 @@ public interface MailProvider {
      * idempotency key (it counts against the retry budget, as an ambiguous attempt does; only a redelivery that
      * a breaker sends to another provider of the chain holds it {@code unknown}, as it would a worker that died in
      * the call); a provider that cannot drop a duplicate (SMTP) keeps the separate point of no return, committed
-     * just before the final ".". One commit less per job (bench/README.md, "Where a job's CPU goes").
+     * just before the final ".". One commit less per job (bench/README.md, "Where a job's CPU goes"). Which plan a
+     * send gets from this and the other traits is {@code recoverability.TransactionPlan.decide}'s.
      */
     default boolean irrevocableFromTheStart() {
+        return false;
+    }
+
+    /**
+     * Whether its "send" is a write in our own database, in the caller's transaction (the sandbox's outbox row):
+     * then the claim, the attempt, that write and the outcome commit with the delivery or not at all, one commit per
+     * job instead of three or four, and a rollback of the delivery takes the write back with the job's record of it
+     * ({@code recoverability.TransactionPlan.InTheDelivery}). Never true for a provider that reaches another system.
+     */
+    default boolean writesInTheDeliveryTransaction() {
         return false;
     }
 

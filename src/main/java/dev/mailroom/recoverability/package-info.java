@@ -2,7 +2,7 @@
  * Recoverability: what a failure is and what to do about it (README "When a send fails"), as plain Java with no
  * container, JPA or JMS, so every rule is unit-tested.
  *
- * <p>This package owns three decisions and the data behind them:
+ * <p>This package owns four decisions and the data behind them:
  * <ul>
  *   <li><b>Classification.</b> {@link dev.mailroom.recoverability.FailureClassifier} turns a provider's
  *       {@link dev.mailroom.provider.ProviderResponse} into a {@link dev.mailroom.recoverability.Failure}
@@ -23,6 +23,11 @@
  *       and {@link dev.mailroom.recoverability.AdmissionPolicy#claim} whether an idempotency key held by another
  *       job moves over. The ledger gathers the facts and records the decision. Whether a validity window is over
  *       is {@link dev.mailroom.recoverability.ValidityCheck}'s alone.</li>
+
+ *   <li><b>The transaction plan.</b> {@link dev.mailroom.recoverability.TransactionPlan#decide} says, from what the
+ *       provider says of itself, which of the ledger's steps commit on their own and which with the delivery: a
+ *       separate point of no return (SMTP), the claim irrevocable (HTTP with an idempotency header), or everything
+ *       in the delivery's transaction (the sandbox, whose write is a row of our own database).</li>
  * </ul>
  * It also holds the per-provider {@link dev.mailroom.recoverability.AimdRateLimiter} that throttling
  * feeds. It carries nothing out: the send consumer schedules the broker copy, records the attempt,

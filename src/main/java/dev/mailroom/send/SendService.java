@@ -29,6 +29,7 @@ import dev.mailroom.recoverability.RecoverabilityComponents;
 import dev.mailroom.recoverability.RecoverabilityPolicy;
 import dev.mailroom.recoverability.RecoveryAction;
 import dev.mailroom.recoverability.ProviderRouting;
+import dev.mailroom.recoverability.TransactionPlan;
 import dev.mailroom.stopline.StopLine;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
@@ -45,7 +46,8 @@ import java.util.logging.Logger;
  * failure classify it, decide (the pure {@link RecoverabilityPolicy}) and carry the decision out. Runs
  * inside the delivery's JTA transaction; every way out acknowledges the delivery with its outcome
  * recorded. An exception nobody foresaw propagates: the delivery rolls back and the broker's
- * redelivery limit is the backstop.
+ * redelivery limit is the backstop. Which of the ledger's steps commit on their own and which with the
+ * delivery is the provider's {@link TransactionPlan}, decided before the claim.
  */
 @ApplicationScoped
 public class SendService {
@@ -116,7 +118,10 @@ public class SendService {
 
         Optional<Duration> wait = rateLimiter.tryReserve(MAX_PACING);
         wait.ifPresent(SendService::pace);
-        Begin begin = ledger.begin(in, job, traits(provider), wait.isPresent(), provider.irrevocableFromTheStart());
+        TransactionPlan plan = plan(provider);
+        Begin begin = plan.ledgerCommitsOnItsOwn()
+                ? ledger.begin(in, job, traits(provider), wait.isPresent(), plan.irrevocableFromTheStart())
+                : ledger.beginInTheDelivery(in, job, traits(provider), wait.isPresent(), plan.irrevocableFromTheStart());
         if (begin instanceof Begin.PutBack putBack) {
             // the provider is slowed down further than a short pause: the job goes back to the broker
             String copy = executor.scheduleCopy(in, putBack.delay(), 0);
@@ -157,7 +162,7 @@ public class SendService {
             LOG.log(java.util.logging.Level.SEVERE, bug, () -> "provider call for job " + job.messageId() + " threw");
             ProviderResponse noAnswer = new ProviderResponse(ProviderResponse.Status.REJECTED, provider.name(), null,
                     null, String.valueOf(bug.getMessage()), null, null, bug.getClass().getName());
-            decideAndCarryOut(in, provider, proceed, noAnswer, Failure.internal(bug), bug);
+            decideAndCarryOut(in, provider, plan, proceed, noAnswer, Failure.internal(bug), bug);
             return;
         }
         if (superseded.get()) {
@@ -165,8 +170,13 @@ public class SendService {
             return;
         }
         if (response.accepted()) {
-            // first, and committed on its own: a broker failover or a kill after this is not an ambiguous send
-            ledger.recordSent(proceed, response);
+            // first, and committed on its own: a broker failover or a kill after this is not an ambiguous send;
+            // with the delivery when the provider's write is in it (then it commits exactly when that write does)
+            if (plan.ledgerCommitsOnItsOwn()) {
+                ledger.recordSent(proceed, response);
+            } else {
+                ledger.recordSentInTheDelivery(proceed, response);
+            }
             breakers.record(guarded, response.status(), null, null);
             stopLine.answered(in.queue(), provider.name(), null, null);
             rateLimiter.onSuccess();
@@ -189,12 +199,12 @@ public class SendService {
                 passedPointOfNoReturn.get(), breakers.nextAfter(in.queue(), provider.name(), in.refusedBy()),
                 breakerOpen, breakers.waitFor(guarded));
         if (after instanceof ProviderRouting.AfterFailure.FailOver failOver) {
-            reroute(in.refusedBy(provider.name()), provider, proceed, response, failure,
+            reroute(in.refusedBy(provider.name()), provider, plan, proceed, response, failure,
                     new RecoveryAction.Reroute("failover from " + provider.name() + " to " + failOver.provider(), FAILOVER_DELAY));
             return;
         }
         if (after instanceof ProviderRouting.AfterFailure.WaitForBreaker w) {
-            reroute(in, provider, proceed, response, failure,
+            reroute(in, provider, plan, proceed, response, failure,
                     new RecoveryAction.Reroute("breaker of " + provider.name() + " open", w.delay()));
             return;
         }
@@ -207,7 +217,7 @@ public class SendService {
                 }
             }
         }
-        RecoveryAction action = decideAndCarryOut(next, provider, proceed, response, failure, null);
+        RecoveryAction action = decideAndCarryOut(next, provider, plan, proceed, response, failure, null);
         if (action instanceof RecoveryAction.Ack ack && RecoveryAction.Ack.UNKNOWN.equals(ack.outcome())) {
             unknownSends.fire(new SendOutcomeUnknown(provider.name(), in.queue(), job.messageId(), proceed.jobId(),
                     "call", JobLedger.describe(response), clock.instant()));
@@ -248,11 +258,26 @@ public class SendService {
         return new ProviderTraits(provider.name(), provider.dedupesByIdempotencyKey());
     }
 
+    private static TransactionPlan plan(MailProvider provider) {
+        return TransactionPlan.decide(new TransactionPlan.Facts(provider.writesInTheDeliveryTransaction(),
+                provider.irrevocableFromTheStart(), provider.dedupesByIdempotencyKey()));
+    }
+
+    /** Records a failed attempt by the plan: on its own (it outlives a rollback of the delivery), or with the delivery. */
+    private void recordFailure(TransactionPlan plan, Begin.Proceed proceed, ProviderResponse response, Failure failure,
+                               RecoveryAction action) {
+        if (plan.ledgerCommitsOnItsOwn()) {
+            ledger.recordFailure(proceed, response, failure, action);
+        } else {
+            ledger.recordFailureInTheDelivery(proceed, response, failure, action);
+        }
+    }
+
     /** Carries out a failover or a wait for a breaker: nothing reached anybody, no retry used. */
-    private void reroute(Incoming in, MailProvider provider, Begin.Proceed proceed, ProviderResponse response,
-                         Failure failure, RecoveryAction.Reroute action) {
+    private void reroute(Incoming in, MailProvider provider, TransactionPlan plan, Begin.Proceed proceed,
+                         ProviderResponse response, Failure failure, RecoveryAction.Reroute action) {
         metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
-        ledger.recordFailure(proceed, response, failure, action);
+        recordFailure(plan, proceed, response, failure, action);
         executor.carryOut(in, proceed, failure, action, null);
         metrics.outcome(in.queue(), outcomeOf(action));
     }
@@ -261,14 +286,15 @@ public class SendService {
         return (r.code() == null ? "" : r.code() + " ") + (r.text() == null ? String.valueOf(r.errorType()) : r.text());
     }
 
-    private RecoveryAction decideAndCarryOut(Incoming in, MailProvider provider, Begin.Proceed proceed,
-                                             ProviderResponse response, Failure failure, Throwable cause) {
+    private RecoveryAction decideAndCarryOut(Incoming in, MailProvider provider, TransactionPlan plan,
+                                             Begin.Proceed proceed, ProviderResponse response, Failure failure,
+                                             Throwable cause) {
         metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
         stopLine.answered(in.queue(), provider.name(), failure.failureClass(), failure.text());
         RecoveryAction action = RecoverabilityPolicy.decide(failure, ledger.historyBefore(proceed.jobId(),
                         proceed.attemptId()), policies.forQueue(in.queue()), traits(provider), proceed.expiresAt(),
                 clock.instant(), ThreadLocalRandom.current());
-        ledger.recordFailure(proceed, response, failure, action);
+        recordFailure(plan, proceed, response, failure, action);
         executor.carryOut(in, proceed, failure, action, cause);
         metrics.outcome(in.queue(), outcomeOf(action));
         return action;

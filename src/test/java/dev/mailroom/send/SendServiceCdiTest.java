@@ -24,6 +24,8 @@ import dev.mailroom.provider.OutboundMail;
 import dev.mailroom.provider.ProviderCalls;
 import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.provider.SendCheckpoint;
+import dev.mailroom.provider.sandbox.SandboxMail;
+import dev.mailroom.provider.sandbox.SandboxProvider;
 import dev.mailroom.recoverability.RecoverabilityComponents;
 import dev.mailroom.testsupport.ComponentDatabase;
 import dev.mailroom.testsupport.SystemProperties;
@@ -57,13 +59,17 @@ import org.junit.jupiter.api.Test;
  * only the broker (a scheduled copy is recorded, not sent) and the provider (scripted) standing in. It
  * proves the admission rows and the one ambiguity rule are carried out: a timeout after the point of no
  * return ends {@code unknown} with its bytes held and an event fired on SMTP, and is retried with the same
- * key on a provider that drops duplicates.
+ * key on a provider that drops duplicates. And that a provider writing in the delivery's transaction (the real
+ * sandbox) has its job recorded in that transaction: one commit, and a rollback takes the acceptance back with the
+ * outbox row.
  */
 class SendServiceCdiTest {
 
     /** What the scripted provider answers; set per test before the container starts. */
     static volatile String providerName = "smtp";
     static volatile boolean dedupes;
+    /** Whether the scripted provider says it writes in the delivery's transaction, as the sandbox does. */
+    static volatile boolean writesInTheDelivery;
     static final Queue<Function<SendCheckpoint, ProviderResponse>> SCRIPT = new ConcurrentLinkedQueue<>();
     static final List<String> COPIES = new ArrayList<>();
     static final List<Duration> COPY_DELAYS = new ArrayList<>();
@@ -78,12 +84,19 @@ class SendServiceCdiTest {
     static final class Crash extends Error {
     }
 
+    /** Thrown after the send path returned, to stand for the delivery's commit failing (a broker failover). */
+    static final class BrokerFailover extends RuntimeException {
+    }
+
     /** The stand-ins: the provider, the broker side of the executor and of the dead-letter recorder, metrics. */
     @ApplicationScoped
     static class StandIns {
         @Produces
         @Singleton
-        MailProvider provider() {
+        MailProvider provider(SandboxProvider sandbox) {
+            if (SandboxProvider.NAME.equals(providerName)) {
+                return sandbox; // the real one, on the component database
+            }
             return new MailProvider() {
                 @Override
                 public String name() {
@@ -93,6 +106,11 @@ class SendServiceCdiTest {
                 @Override
                 public boolean dedupesByIdempotencyKey() {
                     return dedupes;
+                }
+
+                @Override
+                public boolean writesInTheDeliveryTransaction() {
+                    return writesInTheDelivery;
                 }
 
                 @Override
@@ -177,7 +195,9 @@ class SendServiceCdiTest {
         UNKNOWN.clear();
         ANSWERS.clear();
         HANDED.clear();
-        db = ComponentDatabase.h2(List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class, JobRecipient.class));
+        writesInTheDelivery = false;
+        db = ComponentDatabase.h2(List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class, JobRecipient.class,
+                SandboxMail.class));
         TestTransactions.use(db);
     }
 
@@ -200,7 +220,7 @@ class SendServiceCdiTest {
                 .addServices(new TestTransactions.Jpa())
                 .addBeanClasses(SendService.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
                         RecoverabilityComponents.class, ProviderCalls.class, ClockProducer.class, MailroomMetrics.class,
-                        ProviderRegistry.class, ProviderBreakers.class, StandIns.class)
+                        ProviderRegistry.class, ProviderBreakers.class, SandboxProvider.class, StandIns.class)
                 .addBeanClasses(TestTransactions.INTERCEPTORS.toArray(Class<?>[]::new))
                 .initialize();
         return cdi.select(SendService.class).get();
@@ -232,6 +252,16 @@ class SendServiceCdiTest {
     private MailJob jobRow(String messageId) {
         return db.inTransaction(em -> em.createQuery("select j from MailJob j where j.messageId = :m", MailJob.class)
                 .setParameter("m", messageId).getSingleResult());
+    }
+
+    private List<MailJob> jobRows(String messageId) {
+        return db.inTransaction(em -> em.createQuery("select j from MailJob j where j.messageId = :m", MailJob.class)
+                .setParameter("m", messageId).getResultList());
+    }
+
+    private List<String> outbox() {
+        return db.inTransaction(em -> em.createQuery("select m.messageId from SandboxMail m order by m.id", String.class)
+                .getResultList());
     }
 
     private List<String> timeline(long jobId) {
@@ -360,5 +390,65 @@ class SendServiceCdiTest {
         assertThat(all.getAttemptCount()).isZero();
         assertThat(HANDED).as("no second provider call").hasSize(1);
         assertThat(timeline(all.getId())).containsExactly("received", "recipient_suppressed", "suppressed");
+    }
+
+    @Test
+    void theSandboxIsRecordedInTheDeliveryTransactionSoARollbackTakesTheAcceptanceBackWithItsOutboxRow() throws Exception {
+        SendService send = boot(SandboxProvider.NAME, true);
+        Incoming in = delivery(job("failover-sandbox"));
+        // the sandbox accepted, then the delivery's commit fails (the broker failed over): its transaction rolls back
+        assertThatThrownBy(() -> TestTransactions.delivery(() -> {
+            send.handle(in);
+            throw new BrokerFailover();
+        })).isInstanceOf(BrokerFailover.class);
+        assertThat(outbox()).as("the outbox row went with the delivery").isEmpty();
+        assertThat(jobRows("failover-sandbox")).as("so did the job's record: it never says sent without the outbox row")
+                .isEmpty();
+
+        long before = db.transactionsCommitted();
+        handle(send, redelivery(in));
+        assertThat(db.transactionsCommitted() - before).as("claim, outbox row and acceptance: the delivery's one commit")
+                .isEqualTo(1);
+        MailJob j = jobRow("failover-sandbox");
+        assertThat(j.getState()).isEqualTo(JobState.sent_to_provider);
+        assertThat(outbox()).as("the redelivery sent it: the outbox holds exactly the jobs that say sent")
+                .containsExactly("failover-sandbox");
+        assertThat(timeline(j.getId())).containsExactly("received", "attempt_started", "sent");
+        assertThat(db.<List<JobAttempt>>inTransaction(em -> em.createQuery(
+                        "select a from JobAttempt a where a.jobId = :j", JobAttempt.class).setParameter("j", j.getId())
+                .getResultList())).singleElement().satisfies(a -> assertThat(a.getIrrevocableAt())
+                .as("marked irrevocable in the same transaction").isNotNull());
+    }
+
+    private static ProviderResponse tryLater(SendCheckpoint checkpoint) {
+        checkpoint.beforeIrrevocableWrite();
+        return new ProviderResponse(ProviderResponse.Status.REJECTED, "smtp", "451", "4.3.0", "451 4.3.0 try later",
+                null, null, null);
+    }
+
+    @Test
+    void aFailureOfAProviderWritingInTheDeliveryIsRecordedWithTheDeliveryAndRolledBackWithIt() throws Exception {
+        writesInTheDelivery = true;
+        SendService send = boot("smtp", false);
+        SCRIPT.add(SendServiceCdiTest::tryLater);
+        Incoming in = delivery(job("transient-in-delivery"));
+        long before = db.transactionsCommitted();
+        handle(send, in);
+        assertThat(db.transactionsCommitted() - before).as("the failure is recorded in the delivery's one commit")
+                .isEqualTo(1);
+        MailJob j = jobRow("transient-in-delivery");
+        assertThat(j.getState()).isEqualTo(JobState.retry_scheduled);
+        assertThat(COPIES).containsExactly(in.jmsMessageId());
+        assertThat(timeline(j.getId())).containsExactly("received", "attempt_started", "attempt_failed", "retry_scheduled");
+
+        // the same failure in a delivery that then rolls back leaves nothing of the attempt behind
+        SCRIPT.add(SendServiceCdiTest::tryLater);
+        Incoming other = delivery(job("rolled-back-in-delivery"));
+        assertThatThrownBy(() -> TestTransactions.delivery(() -> {
+            send.handle(other);
+            throw new BrokerFailover();
+        })).isInstanceOf(BrokerFailover.class);
+        assertThat(jobRows("rolled-back-in-delivery")).isEmpty();
+        assertThat(SCRIPT).isEmpty();
     }
 }

@@ -88,6 +88,11 @@ public final class ComponentDatabase implements AutoCloseable {
         return factory.unwrap(org.hibernate.SessionFactory.class).getStatistics().getPrepareStatementCount();
     }
 
+    /** How many transactions every session of this database has committed so far. */
+    public long transactionsCommitted() {
+        return factory.unwrap(org.hibernate.SessionFactory.class).getStatistics().getSuccessfulTransactionCount();
+    }
+
     /** A new session (its own connection), not yet in a transaction. */
     public EntityManager session() {
         return factory.createEntityManager();

@@ -37,6 +37,11 @@ final class NamedProvider implements MailProvider {
     }
 
     @Override
+    public boolean writesInTheDeliveryTransaction() {
+        return delegate.writesInTheDeliveryTransaction();
+    }
+
+    @Override
     public ProviderResponse send(OutboundMail mail, SendCheckpoint checkpoint) {
         return delegate.send(mail, checkpoint);
     }

@@ -46,6 +46,15 @@ public class SandboxProvider implements MailProvider {
         return true;
     }
 
+    /**
+     * Its outbox row is written in the delivery's transaction ({@code MANDATORY} below), so the job's claim, attempt
+     * and acceptance commit in that transaction too: the outbox holds a job exactly when the job says sent.
+     */
+    @Override
+    public boolean writesInTheDeliveryTransaction() {
+        return true;
+    }
+
     @Override
     @Transactional(Transactional.TxType.MANDATORY)
     public ProviderResponse send(OutboundMail mail, SendCheckpoint checkpoint) {
