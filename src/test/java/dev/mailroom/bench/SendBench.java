@@ -1353,32 +1353,23 @@ public final class SendBench {
      */
     static List<String> summaryLines(List<Point> points, List<String> checks) {
         List<String> out = new ArrayList<>();
-        for (Point p : points) {
-            out.add(String.format(Locale.ROOT, "CPU per job, %s, %d consumers, %s: %.1f", p.provider(), p.consumers(),
-                    p.db(), p.mailroom().cpuMs()));
-        }
-        for (Point p : points) {
-            out.add(String.format(Locale.ROOT, "Mailroom / naive MDB, %s, %d consumers, %s: %.2f", p.provider(),
-                    p.consumers(), p.db(), p.ratio()));
-        }
+        perPoint(out, points, "CPU per job", "%.1f", p -> p.mailroom().cpuMs());
+        perPoint(out, points, "Mailroom / naive MDB", "%.2f", Point::ratio);
         out.addAll(checks);
-        for (Point p : points) {
-            out.add(String.format(Locale.ROOT, "CPU per job, naive MDB, %s, %d consumers, %s: %.1f", p.provider(),
-                    p.consumers(), p.db(), p.naive().cpuMs()));
-        }
-        for (Point p : points) {
-            out.add(String.format(Locale.ROOT, "CPU per job, guarded MDB, %s, %d consumers, %s: %.1f", p.provider(),
-                    p.consumers(), p.db(), p.guarded().cpuMs()));
-        }
-        for (Point p : points) {
-            out.add(String.format(Locale.ROOT, "Guarded MDB / naive MDB, %s, %d consumers, %s: %.2f", p.provider(),
-                    p.consumers(), p.db(), p.guardedRatio()));
-        }
-        for (Point p : points) {
-            out.add(String.format(Locale.ROOT, "Mailroom / guarded MDB, %s, %d consumers, %s: %.2f", p.provider(),
-                    p.consumers(), p.db(), p.mailroomToGuarded()));
-        }
+        perPoint(out, points, "CPU per job, naive MDB", "%.1f", p -> p.naive().cpuMs());
+        perPoint(out, points, "CPU per job, guarded MDB", "%.1f", p -> p.guarded().cpuMs());
+        perPoint(out, points, "Guarded MDB / naive MDB", "%.2f", Point::guardedRatio);
+        perPoint(out, points, "Mailroom / guarded MDB", "%.2f", Point::mailroomToGuarded);
         return out;
+    }
+
+    /** One summary line per point: {@code <what>, <provider>, <n> consumers, <database>: <value>}. */
+    private static void perPoint(List<String> out, List<Point> points, String what, String valueFormat,
+                                 java.util.function.ToDoubleFunction<Point> value) {
+        for (Point p : points) {
+            out.add(String.format(Locale.ROOT, "%s, %s, %d consumers, %s: " + valueFormat, what, p.provider(),
+                    p.consumers(), p.db(), value.applyAsDouble(p)));
+        }
     }
 
     /**
