@@ -13,12 +13,21 @@ export const LIST_FILTERS = [
   ['tenant', 'Tenant', 'text'], ['from', 'Failed from (ISO instant, e.g. 2026-11-29T10:00:00Z)', 'text'],
   ['to', 'Failed before (ISO instant)', 'text'],
 ];
+// The dead-letter filter (the API's one filter, DeadLetterFilter, by its wire names): [name, label, kind]; kind is
+// a list of known values, 'queues' / 'error_types' (known values read from the API), 'datetime' or 'text'. The list
+// and a redrive plan take the same fields, so a plan made from the list's filter holds all of it.
+export const FILTER_FIELDS = [
+  ['queue', 'Queue', 'queues'], ['reason', 'Reason', REASONS], ['failure_class', 'Failure class', CLASSES],
+  ['error_type', 'Error type', 'error_types'], ['status', 'Status', STATUSES],
+  ['campaign_id', 'Campaign (contains)', 'text'], ['tenant', 'Tenant (contains)', 'text'],
+  ['recipient', 'Recipient (contains)', 'text'], ['message_id', 'Message id (exact)', 'text'],
+  ['provider', 'Provider (exact)', 'text'], ['consumer_version', 'Consumer version (exact)', 'text'],
+  ['from', 'Failed from', 'datetime'], ['to', 'Failed before', 'datetime'],
+  ['fingerprint', 'Failure group (normalised error, exactly)', 'text'],
+];
 export const REDRIVE_FILTERS = [
-  ['queue', 'Queue', 'text'], ['reason', 'Reason', REASONS], ['failure_class', 'Failure class', CLASSES],
-  ['error_type', 'Error type', 'text'], ['consumer_version', 'Consumer version', 'text'],
-  ['campaign_id', 'Campaign', 'text'], ['tenant', 'Tenant', 'text'], ['provider', 'Provider', 'text'],
-  ['from', 'Failed from (ISO instant)', 'text'], ['to', 'Failed before (ISO instant)', 'text'],
-  ['fingerprint', 'Failure group (its normalised error, exactly)', 'text'],
+  ...FILTER_FIELDS.map(([name, label, kind]) => [name, kind === 'datetime' ? `${label} (ISO instant)` : label,
+    Array.isArray(kind) ? kind : 'text']),
   ['ids', 'Only these dead-letter ids (comma separated)', 'text'],
 ];
 

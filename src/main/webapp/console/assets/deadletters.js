@@ -1,16 +1,9 @@
 import {jobLink} from './jobs.js';
-import {REASONS, CLASSES, STATUSES, state, h, append, render, flash, when, statusBadge, kvTable, table, canAct, actionAttrs, viewerNote, get, post, query, errorBox, go, columnName, attemptCell} from './core.js';
+import {FILTER_FIELDS, REDRIVE_FILTERS, state, h, append, render, flash, when, statusBadge, kvTable, table, canAct, actionAttrs, viewerNote, get, post, query, errorBox, go, columnName, attemptCell} from './core.js';
 
-// The list's filters: [name, label, kind]; kind is a list of known values, 'queues' / 'error_types' (known values
-// read from the API), 'datetime' (a typed instant or local time, a picker and presets) or 'text'.
-const LIST_FIELDS = [
-  ['queue', 'Queue', 'queues'], ['reason', 'Reason', REASONS], ['failure_class', 'Failure class', CLASSES],
-  ['error_type', 'Error type', 'error_types'], ['status', 'Status', STATUSES],
-  ['campaign_id', 'Campaign (contains)', 'text'], ['tenant', 'Tenant (contains)', 'text'],
-  ['recipient', 'Recipient (contains)', 'text'], ['message_id', 'Message id (exact)', 'text'],
-  ['from', 'Failed from', 'datetime'], ['to', 'Failed before', 'datetime'],
-  ['fingerprint', 'Failure group (normalised error, exactly)', 'text'],
-];
+// The list's filters: the dead-letter filter's fields; a 'datetime' is a typed instant or local time, a picker and
+// presets.
+const LIST_FIELDS = FILTER_FIELDS;
 const PAGE = 50;
 // most dead letters "select all matching" puts into one plan (the newest ones)
 const PLAN_MAX = 10000;
@@ -183,10 +176,6 @@ export async function deadLetterList(params, seq) {
     }}, 'Clear the selection'),
     h('span', {class: 'hint'}, ' Planning is a dry run: you review the exact cohort before anything happens.')]);
   const shownTo = offset + page.items.length;
-  const redriveQuery = {...filters};
-  delete redriveQuery.status;
-  delete redriveQuery.recipient;
-  delete redriveQuery.message_id;
   render(seq, h('h1', {}, 'Dead letters'),
     h('p', {class: 'hint'}, 'Newest first. Filter, then open one to see everything about it and act on it, or select some to plan a replay or discard.'),
     form,
@@ -203,8 +192,23 @@ export async function deadLetterList(params, seq) {
     h('div', {class: 'pager'},
       offset > 0 ? h('a', {href: '#/dead-letters' + query({...filters, offset: Math.max(0, offset - PAGE)})}, '← Previous page') : null,
       page.next !== null && page.next !== undefined ? h('a', {href: '#/dead-letters' + query({...filters, offset: page.next}), testid: 'next-page'}, 'Next page →') : null,
-      h('a', {href: '#/redrives/new' + query(redriveQuery), testid: 'plan-from-filter'}, 'Plan a redrive of the open ones matching this filter')));
+      planFromFilter(filters)));
   refreshBulk();
+}
+
+/**
+ * "Plan a redrive of the open ones matching this filter": the plan form with the list's whole filter. A filter the
+ * plan cannot hold is never dropped (the plan would select more than the list shows): the link is refused instead.
+ */
+export function planFromFilter(filters) {
+  const given = Object.entries(filters).filter(([, v]) => v !== undefined && v !== null && String(v).trim() !== '');
+  const lost = given.map(([k]) => k).filter((k) => !REDRIVE_FILTERS.some(([n]) => n === k));
+  if (lost.length) {
+    return h('span', {class: 'hint', testid: 'plan-from-filter-refused'},
+      `A plan cannot hold the filter ${lost.join(', ')}: select rows instead.`);
+  }
+  return h('a', {href: '#/redrives/new' + query(Object.fromEntries(given)), testid: 'plan-from-filter'},
+    'Plan a redrive of the open ones matching this filter');
 }
 
 /** The badge of a dead letter whose replay dead-lettered again: it links to the next lap. */

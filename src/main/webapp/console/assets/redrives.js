@@ -141,6 +141,7 @@ export function renderRedrive(r, seq) {
       onclick: (e) => { e.target.disabled = true; act('run', () => post(`/redrives/${r.id}/run`)); }}), `Run: ${r.action} these ${total}`);
     parts.push(h('section', {class: 'card', testid: 'review'}, h('h2', {}, 'Review the plan (dry run: nothing has changed yet)'),
       h('p', {}, h('strong', {testid: 'cohort-count'}, total), ` open dead letter${total === 1 ? '' : 's'} would be ${r.action === 'discard' ? 'discarded' : 'replayed'}.`),
+      cohortRecipients(entries),
       h('div', {class: 'actions'}, breakdown('By reason', r.cohort && r.cohort.by_reason, 'by-reason'),
         breakdown('By queue', r.cohort && r.cohort.by_queue, 'by-queue'),
         breakdown('Matched but left out, by why', r.cohort && r.cohort.excluded, 'excluded')),
@@ -217,9 +218,23 @@ export function currentPhase(r) {
   return phases.length ? `${r.status} after ${phases[phases.length - 1].name}` : r.status;
 }
 
+// Most recipients the review names before it says "and N more".
+const RECIPIENTS_SHOWN = 20;
+
+/** Who the cohort's mail goes to: the distinct recipients of its jobs, what a reviewer checks before sending. */
+function cohortRecipients(entries) {
+  const all = [...new Set(entries.flatMap((e) => e.recipients || []))];
+  const noJob = entries.filter((e) => !(e.recipients || []).length).length;
+  return h('p', {testid: 'cohort-recipients'}, h('strong', {}, 'Recipients: '),
+    all.length ? all.slice(0, RECIPIENTS_SHOWN).map((a, i) => [i ? ', ' : '', h('code', {testid: 'cohort-recipient'}, a)]) : 'none known',
+    all.length > RECIPIENTS_SHOWN ? ` and ${all.length - RECIPIENTS_SHOWN} more` : '',
+    noJob ? ` (${noJob} with no readable job)` : '');
+}
+
 export function entryTable(entries, testid) {
-  return table(['Dead letter', 'Message id', 'Queue', 'Reason', 'Lap', 'Phase', 'Outcome', 'Published', 'Revision', 'Detail'],
+  return table(['Dead letter', 'Message id', 'Recipients', 'Queue', 'Reason', 'Lap', 'Phase', 'Outcome', 'Published', 'Revision', 'Detail'],
     entries.map((e) => ({e, cells: [h('a', {href: '#/dead-letters/' + e.dead_letter_id}, '#' + e.dead_letter_id), jobLink(e.message_id, e.queue, h('code', {}, e.message_id)),
+      h('span', {testid: 'entry-recipients'}, (e.recipients || []).join(', ') || '—'),
       e.queue, e.reason, e.lap, e.phase, statusBadge(e.outcome, 'entry-outcome'), when(e.published_at), e.revision,
       [e.next_dead_letter_id ? h('div', {class: 'next-lap'}, 'Failed again: ',
         h('span', {class: 'error', testid: 'entry-next-error'}, e.next_error ?? '(no error text)'), ' ',

@@ -18,53 +18,6 @@ public class DeadLetterQueries {
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
 
-    /**
-     * A filter; null fields match everything. The time window is on {@code failed_at}, [from, to).
-     * {@code fingerprint} is a group's normalised error ({@link ErrorFingerprint}), matched exactly;
-     * {@code recipient} matches any recipient of the dead letter's job ({@code job_recipient}) containing
-     * it, case-insensitively. {@code contains}: campaign and tenant match as case-insensitive substrings
-     * (the list a person types into); false, they match exactly (a redrive acts on exactly what it names).
-     */
-    public record Filter(String queue, String reason, String failureClass, String errorType, String campaignId,
-                         String tenant, String provider, String consumerVersion, String status, String messageId,
-                         Instant from, Instant to, String fingerprint, String recipient, boolean contains) {
-
-        /** Without a fingerprint (the filter before groups had one). */
-        public Filter(String queue, String reason, String failureClass, String errorType, String campaignId,
-                      String tenant, String provider, String consumerVersion, String status, String messageId,
-                      Instant from, Instant to) {
-            this(queue, reason, failureClass, errorType, campaignId, tenant, provider, consumerVersion, status,
-                    messageId, from, to, null, null, false);
-        }
-
-        /** Exact matches, with a group's fingerprint and no recipient. */
-        public Filter(String queue, String reason, String failureClass, String errorType, String campaignId,
-                      String tenant, String provider, String consumerVersion, String status, String messageId,
-                      Instant from, Instant to, String fingerprint) {
-            this(queue, reason, failureClass, errorType, campaignId, tenant, provider, consumerVersion, status,
-                    messageId, from, to, fingerprint, null, false);
-        }
-
-        /**
-         * Whether only what the maintained group counts are keyed by narrows it (status, queue, reason, failure
-         * class, error type, fingerprint, consumer version).
-         */
-        boolean countedOnly() {
-            return windowCountedOnly() && from == null && to == null;
-        }
-
-        /** {@link #countedOnly} but for a time window, which the daily and hourly group counts answer. */
-        boolean windowCountedOnly() {
-            return campaignId == null && tenant == null && provider == null && messageId == null && recipient == null;
-        }
-
-        /** The same filter over [from, to) instead. */
-        Filter window(Instant from, Instant to) {
-            return new Filter(queue, reason, failureClass, errorType, campaignId, tenant, provider, consumerVersion,
-                    status, messageId, from, to, fingerprint, recipient, contains);
-        }
-    }
-
     public record Summary(long id, String consumer, String messageId, String sourceQueue, String reason,
                           String failureClass, String status, String routedBy, String errorType, String error,
                           String campaignId, String tenant, String provider, String consumerVersion,
@@ -149,7 +102,7 @@ public class DeadLetterQueries {
             d.errorType, d.error, d.campaignId, d.tenant, d.provider, d.consumerVersion, d.attemptCount,
             d.payloadSize, d.firstSeenAt, d.failedAt""";
 
-    public Page find(Filter f, int offset, int limit) {
+    public Page find(DeadLetterFilter f, int offset, int limit) {
         return find(f, null, offset, limit);
     }
 
@@ -157,14 +110,14 @@ public class DeadLetterQueries {
      * A page of the list: after {@code after} (keyset: an index range from that position on, see
      * {@code V7}/{@code V8}), else from {@code offset}.
      */
-    public Page find(Filter f, Cursor after, int offset, int limit) {
+    public Page find(DeadLetterFilter f, Cursor after, int offset, int limit) {
         return find(f, ExactValues.NONE, after, offset, limit);
     }
 
-    private Page find(Filter f, ExactValues exact, Cursor after, int offset, int limit) {
+    private Page find(DeadLetterFilter f, ExactValues exact, Cursor after, int offset, int limit) {
         StringBuilder jpql = new StringBuilder("select " + SUMMARY_COLUMNS + " from DeadLetter d where 1 = 1");
         Map<String, Object> params = new LinkedHashMap<>();
-        where(jpql, params, f, exact);
+        FilterSql.where(jpql, params, f, exact.campaignIds(), exact.tenants());
         if (after != null) {
             // failed_at <= t bounds the index range; the rest only drops the ties before the cursor
             jpql.append(" and d.failedAt <= :afterAt and (d.failedAt < :afterAt or d.id < :afterId)");
@@ -224,9 +177,9 @@ public class DeadLetterQueries {
      * substrings are first resolved to the exact values they match ({@link #valuesContaining}), so the page and
      * the count read index ranges.
      */
-    public ListPage listPage(Filter f, Cursor after, int offset, int limit) {
-        ExactValues exact = f.contains() ? new ExactValues(valuesContaining("campaign_id", f.campaignId()),
-                valuesContaining("tenant", f.tenant())) : ExactValues.NONE;
+    public ListPage listPage(DeadLetterFilter f, Cursor after, int offset, int limit) {
+        ExactValues exact = new ExactValues(valuesContaining("campaign_id", f.campaignId()),
+                valuesContaining("tenant", f.tenant()));
         Page page = find(f, exact, after, offset, limit);
         Total total = total(f, exact);
         List<Long> ids = page.items().stream().map(Summary::id).toList();
@@ -254,13 +207,13 @@ public class DeadLetterQueries {
      * groups are read), else by reading at most {@link #totalBound} + 1 ids of them (an index range: the filter
      * column's list index, {@code V7}); past the bound the total is that lower bound, not exact.
      */
-    Total total(Filter f, ExactValues exact) {
+    Total total(DeadLetterFilter f, ExactValues exact) {
         if (f.windowCountedOnly()) {
             return new Total(groups(f).stream().mapToLong(Group::count).sum(), true);
         }
         StringBuilder jpql = new StringBuilder("select d.id from DeadLetter d where 1 = 1");
         Map<String, Object> params = new LinkedHashMap<>();
-        where(jpql, params, f, exact);
+        FilterSql.where(jpql, params, f, exact.campaignIds(), exact.tenants());
         TypedQuery<Long> q = em.createQuery(jpql.toString(), Long.class).setMaxResults(totalBound + 1);
         params.forEach(q::setParameter);
         int counted = q.getResultList().size();
@@ -277,7 +230,7 @@ public class DeadLetterQueries {
 
     /**
      * The distinct values of {@code column} whose lower case contains {@code text} as the list's substring filter
-     * matches it ({@link #likePattern}), read by skipping through the column's list index ({@code V7}; a recursive
+     * matches it ({@link FilterSql#likePattern}), read by skipping through the column's list index ({@code V7}; a recursive
      * query, one index descent per distinct value: 500 campaigns cost 500 descents, not a trigram check of every
      * candidate row), so that the filter becomes an exact {@code in} whose page and bounded count are index ranges.
      * Null when {@code text} is null, or when the column has {@link #distinctValuesCap} distinct values or more
@@ -297,7 +250,7 @@ public class DeadLetterQueries {
                   where v.val is not null and v.n < %2$d)
                 select val, n from v where val is not null and (n = %2$d or lower(val) like ?1 escape '!')
                 """.formatted(column, distinctValuesCap))
-                .setParameter(1, likePattern(text));
+                .setParameter(1, FilterSql.likePattern(text));
         List<String> values = new java.util.ArrayList<>();
         for (Object row : q.getResultList()) {
             Object[] r = (Object[]) row;
@@ -315,18 +268,14 @@ public class DeadLetterQueries {
 
     /**
      * The dead letters the filter selects, oldest first, at most {@code max} (+1, so a caller sees that
-     * there are more); {@code ids}, when not null, narrows to those entries.
+     * there are more).
      */
-    public List<Candidate> matching(Filter f, java.util.Collection<Long> ids, int max) {
+    public List<Candidate> matching(DeadLetterFilter f, int max) {
         StringBuilder jpql = new StringBuilder("""
                 select d.id, d.messageId, d.sourceQueue, d.reason, d.failureClass, d.failedAt, d.lap,
                 d.idempotencyKey, d.status from DeadLetter d where 1 = 1""");
         Map<String, Object> params = new LinkedHashMap<>();
-        where(jpql, params, f);
-        if (ids != null) {
-            jpql.append(" and d.id in :ids");
-            params.put("ids", ids);
-        }
+        FilterSql.where(jpql, params, f, null, null);
         jpql.append(" order by d.failedAt, d.id");
         TypedQuery<Object[]> q = em.createQuery(jpql.toString(), Object[].class).setMaxResults(max + 1);
         params.forEach(q::setParameter);
@@ -343,7 +292,7 @@ public class DeadLetterQueries {
      * message id, recipient), by one GROUP BY over the dead letters the filter selects (the fingerprint is
      * written with each dead letter, {@link ErrorFingerprint}).
      */
-    public List<Group> groups(Filter f) {
+    public List<Group> groups(DeadLetterFilter f) {
         if (f.countedOnly()) {
             GroupMerge merge = new GroupMerge();
             countedGroups(f, null, merge);
@@ -358,7 +307,7 @@ public class DeadLetterQueries {
      * hour (when {@code from} or {@code to} is not on the hour) by grouping those rows ({@link DeadLetterCounts});
      * a window inside two hours is grouped whole. A week reads ~7 day rows and at most ~46 hour rows per group.
      */
-    private List<Group> windowedGroups(Filter f) {
+    private List<Group> windowedGroups(DeadLetterFilter f) {
         GroupMerge merge = new GroupMerge();
         Whole days = Whole.of(f.from(), f.to(), DeadLetterCounts.GroupTier.DAILY);
         if (days == null) {
@@ -376,7 +325,7 @@ public class DeadLetterQueries {
     }
 
     /** The groups of a window from its whole hours' counts and its ragged ends' rows. */
-    private void hoursOf(Filter f, GroupMerge merge) {
+    private void hoursOf(DeadLetterFilter f, GroupMerge merge) {
         Whole hours = Whole.of(f.from(), f.to(), DeadLetterCounts.GroupTier.HOURLY);
         if (hours == null) {
             scannedGroups(f, merge);
@@ -423,7 +372,7 @@ public class DeadLetterQueries {
      * From the group counts kept on write: every dead letter's ({@code dead_letter_group_count}) when
      * {@code buckets} is null, else those of a tier's whole buckets (a range of its table's key).
      */
-    private void countedGroups(Filter f, Whole buckets, GroupMerge merge) {
+    private void countedGroups(DeadLetterFilter f, Whole buckets, GroupMerge merge) {
         boolean tiered = buckets != null;
         // the buckets summed by the database: a day's ~10,000 hour rows (bench/) leave it as a few hundred groups
         StringBuilder sql = new StringBuilder(tiered ? """
@@ -434,15 +383,13 @@ public class DeadLetterQueries {
                 .append(" where dead_letters > 0");
         List<Object> params = new java.util.ArrayList<>();
         for (Object[] c : new Object[][] {{"bucket >=", tiered ? buckets.first() : null},
-            {"bucket <", tiered ? buckets.end() : null}, {"status =", f.status()},
-            {"source_queue =", f.queue()}, {"reason =", f.reason()}, {"failure_class =", f.failureClass()},
-            {"error_type =", f.errorType()}, {"error_fingerprint =", f.fingerprint()},
-            {"consumer_version =", f.consumerVersion()}}) {
+            {"bucket <", tiered ? buckets.end() : null}}) {
             if (c[1] != null) {
                 params.add(c[1]);
                 sql.append(" and ").append(c[0]).append(" ?").append(params.size());
             }
         }
+        FilterSql.countedWhere(sql, params, f);
         if (tiered) {
             sql.append(" group by source_queue, reason, failure_class, error_type, error_fingerprint, consumer_version");
         }
@@ -459,18 +406,18 @@ public class DeadLetterQueries {
     }
 
     /** By one GROUP BY over the dead letters the filter selects. */
-    List<Group> scannedGroups(Filter f) {
+    List<Group> scannedGroups(DeadLetterFilter f) {
         GroupMerge merge = new GroupMerge();
         scannedGroups(f, merge);
         return merge.groups();
     }
 
-    private void scannedGroups(Filter f, GroupMerge merge) {
+    private void scannedGroups(DeadLetterFilter f, GroupMerge merge) {
         StringBuilder jpql = new StringBuilder("""
                 select d.sourceQueue, d.reason, d.failureClass, d.errorType, d.errorFingerprint, d.consumerVersion,
                 count(d), min(d.failedAt), max(d.failedAt) from DeadLetter d where 1 = 1""");
         Map<String, Object> params = new LinkedHashMap<>();
-        where(jpql, params, f);
+        FilterSql.where(jpql, params, f, null, null);
         jpql.append(" group by d.sourceQueue, d.reason, d.failureClass, d.errorType, d.errorFingerprint,")
                 .append(" d.consumerVersion");
         var q = em.createQuery(jpql.toString(), Object[].class);
@@ -531,7 +478,7 @@ public class DeadLetterQueries {
      * {@link #groups} with the consumer versions each group's dead letters failed under (one more GROUP BY)
      * and whether a fix may have shipped since, judged against {@code runningVersion}.
      */
-    public List<GroupView> groups(Filter f, String runningVersion) {
+    public List<GroupView> groups(DeadLetterFilter f, String runningVersion) {
         return groups(f).stream().map(g -> new GroupView(g, fixMayHaveShipped(g.consumerVersions(), runningVersion)))
                 .toList();
     }
@@ -683,71 +630,6 @@ public class DeadLetterQueries {
             return new Arrivals(b.start(), byReason.values().stream().mapToLong(Long::longValue).sum(),
                     Map.copyOf(byReason));
         }).toList();
-    }
-
-    private static void where(StringBuilder jpql, Map<String, Object> params, Filter f) {
-        where(jpql, params, f, ExactValues.NONE);
-    }
-
-    private static void where(StringBuilder jpql, Map<String, Object> params, Filter f, ExactValues exact) {
-        eq(jpql, params, "sourceQueue", f.queue());
-        eq(jpql, params, "reason", f.reason());
-        eq(jpql, params, "failureClass", f.failureClass());
-        eq(jpql, params, "errorType", f.errorType());
-        if (f.contains()) {
-            contains(jpql, params, "campaignId", f.campaignId(), exact.campaignIds());
-            contains(jpql, params, "tenant", f.tenant(), exact.tenants());
-        } else {
-            eq(jpql, params, "campaignId", f.campaignId());
-            eq(jpql, params, "tenant", f.tenant());
-        }
-        eq(jpql, params, "provider", f.provider());
-        eq(jpql, params, "consumerVersion", f.consumerVersion());
-        eq(jpql, params, "status", f.status());
-        eq(jpql, params, "messageId", f.messageId());
-        eq(jpql, params, "errorFingerprint", f.fingerprint());
-        if (f.recipient() != null) {
-            // job_recipient.address is stored lower-cased (V10)
-            jpql.append(" and d.jobId in (select r.jobId from JobRecipient r where r.address like :recipient escape '!')");
-            params.put("recipient", likePattern(f.recipient()));
-        }
-        if (f.from() != null) {
-            jpql.append(" and d.failedAt >= :from");
-            params.put("from", f.from());
-        }
-        if (f.to() != null) {
-            jpql.append(" and d.failedAt < :to");
-            params.put("to", f.to());
-        }
-    }
-
-    /** A substring match of {@code value}, or (resolved) {@code in} the values it matches. */
-    private static void contains(StringBuilder jpql, Map<String, Object> params, String field, String value,
-                                 List<String> matched) {
-        if (value != null && matched != null) {
-            if (matched.isEmpty()) {
-                jpql.append(" and 1 = 0");
-            } else {
-                jpql.append(" and d.").append(field).append(" in :").append(field).append("In");
-                params.put(field + "In", matched);
-            }
-        } else if (value != null) {
-            jpql.append(" and lower(d.").append(field).append(") like :").append(field).append(" escape '!'");
-            params.put(field, likePattern(value));
-        }
-    }
-
-    /** {@code %value%}, lower-cased, with LIKE's wildcards in the value escaped by {@code !}. */
-    static String likePattern(String value) {
-        return "%" + value.toLowerCase(java.util.Locale.ROOT).replace("!", "!!").replace("%", "!%")
-                .replace("_", "!_") + "%";
-    }
-
-    private static void eq(StringBuilder jpql, Map<String, Object> params, String field, String value) {
-        if (value != null) {
-            jpql.append(" and d.").append(field).append(" = :").append(field);
-            params.put(field, value);
-        }
     }
 
     /**

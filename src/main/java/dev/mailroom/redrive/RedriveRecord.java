@@ -1,5 +1,6 @@
 package dev.mailroom.redrive;
 
+import dev.mailroom.deadletter.DeadLetterFilter;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +18,7 @@ import java.util.Map;
  * stopped before it; the entry is open again), {@code discarded} (a discard plan), {@code unknown}.
  */
 public record RedriveRecord(String id, String action, String status, String createdBy, Instant createdAt,
-                            String reason, RedriveFilter filter, Options options, Cohort cohort, List<Phase> phases,
+                            String reason, DeadLetterFilter filter, Options options, Cohort cohort, List<Phase> phases,
                             String stopReason, String startedBy, Instant startedAt, Instant finishedAt,
                             Map<String, Long> outcomes, List<Entry> entries) {
 
@@ -39,10 +40,11 @@ public record RedriveRecord(String id, String action, String status, String crea
     /**
      * One entry; {@code plannedRevision} is the revision the plan would replay (0: the original payload);
      * for an entry dead-lettered again, {@code nextDeadLetterId} and {@code nextError} are its next lap's
-     * dead letter and the error it failed with this time.
+     * dead letter and the error it failed with this time; {@code recipients} the addresses of its job (to, cc,
+     * bcc; empty when the payload was never a job), what a reviewer checks before sending again.
      */
     public record Entry(long deadLetterId, String messageId, String queue, String reason, String failureClass,
                         Instant failedAt, int lap, String phase, String outcome, Instant publishedAt,
                         String jmsMessageId, Integer revision, String diff, String idempotencyKey, String detail,
-                        int plannedRevision, Long nextDeadLetterId, String nextError) { }
+                        int plannedRevision, Long nextDeadLetterId, String nextError, List<String> recipients) { }
 }

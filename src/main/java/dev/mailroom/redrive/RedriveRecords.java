@@ -43,6 +43,7 @@ public class RedriveRecords {
                 .setParameter("r", id).getResultList();
         Map<Long, Observation> seen = observe(entries);
         Map<String, String> diffs = diffs(entries);
+        Map<Long, List<String>> recipients = recipients(entries);
         List<RedriveRecord.Entry> views = new ArrayList<>();
         Map<String, Long> outcomes = new TreeMap<>();
         for (RedriveEntry e : entries) {
@@ -55,7 +56,8 @@ public class RedriveRecords {
                     e.getRevision() == null ? null : diffs.get(e.getDeadLetterId() + ":" + e.getRevision()),
                     e.getIdempotencyKey(), e.getDetail(), e.getPlannedRevision(),
                     o == null || o.nextLap() == null ? null : o.nextLap().id(),
-                    o == null || o.nextLap() == null ? null : o.nextLap().error()));
+                    o == null || o.nextLap() == null ? null : o.nextLap().error(),
+                    recipients.getOrDefault(e.getDeadLetterId(), List.of())));
         }
         return view(r, entries, outcomes, views);
     }
@@ -168,6 +170,22 @@ public class RedriveRecords {
         return diffs;
     }
 
+    /** The addresses of each entry's job, by dead-letter id, in the job's order (read in chunks). */
+    private Map<Long, List<String>> recipients(List<RedriveEntry> entries) {
+        Map<Long, List<String>> byDeadLetter = new HashMap<>();
+        for (int from = 0; from < entries.size(); from += CHUNK) {
+            List<Long> ids = entries.subList(from, Math.min(entries.size(), from + CHUNK)).stream()
+                    .map(RedriveEntry::getDeadLetterId).toList();
+            em.createQuery("""
+                            select d.id, r.address from DeadLetter d, JobRecipient r
+                            where r.jobId = d.jobId and d.id in :ids order by d.id, r.position""", Object[].class)
+                    .setParameter("ids", ids).getResultStream()
+                    .forEach(row -> byDeadLetter.computeIfAbsent((Long) row[0], k -> new ArrayList<>())
+                            .add((String) row[1]));
+        }
+        return byDeadLetter;
+    }
+
     private RedriveRecord view(Redrive r, List<RedriveEntry> entries, Map<String, Long> outcomes,
                                List<RedriveRecord.Entry> views) {
         Map<String, Long> byReason = new TreeMap<>();
@@ -182,7 +200,7 @@ public class RedriveRecords {
                 entries == null ? null : byQueue, read(r.getExcludedJson(), new TypeReference<LinkedHashMap<String, Long>>() { }));
         List<RedriveRecord.Phase> phases = read(r.getPhasesJson(), new TypeReference<List<RedriveRecord.Phase>>() { });
         return new RedriveRecord(r.getId(), r.getAction(), r.getStatus(), r.getCreatedBy(), r.getCreatedAt(),
-                r.getReason(), read(r.getFilterJson(), new TypeReference<RedriveFilter>() { }), r.options(), cohort,
+                r.getReason(), read(r.getFilterJson(), new TypeReference<dev.mailroom.deadletter.DeadLetterFilter>() { }), r.options(), cohort,
                 phases == null ? List.of() : phases, r.getStopReason(), r.getStartedBy(), r.getStartedAt(),
                 r.getFinishedAt(), outcomes, views);
     }

@@ -1,5 +1,6 @@
 package dev.mailroom.redrive;
 
+import dev.mailroom.deadletter.DeadLetterFilter;
 import dev.mailroom.platform.Refused;
 import dev.mailroom.job.JobState;
 import java.time.Duration;
@@ -37,19 +38,14 @@ public final class RedriveRules {
         } catch (IllegalArgumentException e) {
             throw bad("action is replay or discard, not " + r.action());
         }
-        RedriveFilter f = r.filter();
-        if (f == null || isEmpty(f)) {
-            throw bad("a plan needs a filter (queue, reason, failure_class, error_type, consumer_version, campaign_id,"
-                    + " tenant, provider, from, to, fingerprint or ids): redrive is never \"everything\"");
+        DeadLetterFilter f = r.filter();
+        if (f == null || f.matchesEverything()) {
+            throw bad("a plan needs a filter (" + String.join(", ", DeadLetterFilter.NAMES)
+                    + "): redrive is never \"everything\"");
         }
+        f.checked();
         if (f.queue() != null && !queues.contains(f.queue())) {
             throw bad("unknown queue " + f.queue() + "; send queues are " + queues);
-        }
-        if (f.from() != null && f.to() != null && !f.from().isBefore(f.to())) {
-            throw bad("from must be before to");
-        }
-        if (f.ids() != null && (f.ids().isEmpty() || f.ids().size() > MAX_COHORT || f.ids().stream().anyMatch(java.util.Objects::isNull))) {
-            throw bad("ids is a list of 1 to " + MAX_COHORT + " dead-letter ids");
         }
         if (action == Redrive.Action.discard && (r.reason() == null || r.reason().isBlank())) {
             throw bad("a discard needs a reason: it is recorded with who and why");
@@ -190,12 +186,6 @@ public final class RedriveRules {
             // dead_lettered without a next lap yet: the recorder's transaction is on its way
             case received, sending, retry_scheduled, dead_lettered -> RedriveEntry.Outcome.published.name();
         };
-    }
-
-    private static boolean isEmpty(RedriveFilter f) {
-        return f.queue() == null && f.reason() == null && f.failureClass() == null && f.errorType() == null
-                && f.consumerVersion() == null && f.campaignId() == null && f.tenant() == null && f.provider() == null
-                && f.from() == null && f.to() == null && f.ids() == null && f.fingerprint() == null;
     }
 
     private static Refused bad(String why) {

@@ -1,6 +1,7 @@
 package dev.mailroom.redrive;
 
 import dev.mailroom.deadletter.DeadLetter;
+import dev.mailroom.deadletter.DeadLetterFilter;
 import dev.mailroom.deadletter.DeadLetterQueries;
 import dev.mailroom.platform.DatabaseFailures;
 import dev.mailroom.platform.MailroomConfig;
@@ -63,10 +64,8 @@ public class Redrives {
         Redrive.Action action = RedriveRules.validate(request, config.queues());
         RedriveRecord.Options options = RedriveRules.options(request, new RedriveRules.Defaults(sampleSize,
                 sampleRate, rate, Duration.parse(sampleTimeout)));
-        RedriveFilter f = request.filter();
-        List<DeadLetterQueries.Candidate> matched = deadLetters.matching(new DeadLetterQueries.Filter(f.queue(), f.reason(),
-                f.failureClass(), f.errorType(), f.campaignId(), f.tenant(), f.provider(), f.consumerVersion(), null,
-                null, f.from(), f.to(), f.fingerprint(), null, false), f.ids(), 4 * RedriveRules.MAX_COHORT);
+        DeadLetterFilter f = request.filter();
+        List<DeadLetterQueries.Candidate> matched = deadLetters.matching(f, 4 * RedriveRules.MAX_COHORT);
         Map<String, Long> excluded = new LinkedHashMap<>();
         List<DeadLetterQueries.Candidate> cohort = matched.stream().filter(d -> {
             String why = !DeadLetter.Status.open.name().equals(d.status()) ? d.status()
@@ -149,7 +148,7 @@ public class Redrives {
 
     /** Replays one dead letter (its latest revision, if edited) now: a one-entry plan, run at once. */
     public RedriveRecord replayOne(long deadLetterId, String actor, String reason) {
-        RedriveRecord plan = plan(new RedriveRequest("replay", RedriveFilter.ofIds(List.of(deadLetterId)), 1, null,
+        RedriveRecord plan = plan(new RedriveRequest("replay", DeadLetterFilter.ofIds(List.of(deadLetterId)), 1, null,
                 null, null, reason), actor);
         if (plan.cohort().count() == 0) {
             throw new Refused.Conflict("not_replayable", "dead letter " + deadLetterId + " cannot be replayed: "

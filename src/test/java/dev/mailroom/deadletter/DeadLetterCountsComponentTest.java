@@ -2,6 +2,8 @@ package dev.mailroom.deadletter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mailroom.testsupport.Filters;
+
 import dev.mailroom.job.Incoming;
 import dev.mailroom.redrive.DeadLetterRevision;
 import dev.mailroom.testsupport.ComponentDatabase;
@@ -332,8 +334,7 @@ class DeadLetterCountsComponentTest {
         db.run(em -> {
             DeadLetterQueries q = queries(em);
             for (String status : new String[] {"open", "discarded", null}) {
-                DeadLetterQueries.Filter counted = new DeadLetterQueries.Filter(null, null, null, null, null, null, null,
-                        null, status, null, null, null);
+                DeadLetterFilter counted = Filters.of("status", status);
                 assertThat(q.groups(counted)).as("groups of " + status).isNotEmpty().isEqualTo(q.scannedGroups(counted));
                 // a time window: its whole days from the daily counts, the whole hours at its ends from the hourly
                 // ones, its ragged ends scanned
@@ -344,8 +345,7 @@ class DeadLetterCountsComponentTest {
                     {at.minus(Duration.ofDays(14)).truncatedTo(java.time.temporal.ChronoUnit.DAYS),
                         at.minus(Duration.ofDays(3)).truncatedTo(java.time.temporal.ChronoUnit.DAYS)},
                     {at.minus(Duration.ofHours(30)).plusSeconds(61), at.minus(Duration.ofHours(2)).minusSeconds(3)}}) {
-                    DeadLetterQueries.Filter window = new DeadLetterQueries.Filter(null, null, null, null, null, null,
-                            null, null, status, null, w[0], w[1]);
+                    DeadLetterFilter window = Filters.of("status", status, "from", w[0], "to", w[1]);
                     assertThat(q.groups(window)).as("groups of " + status + " in " + java.util.Arrays.toString(w))
                             .isEqualTo(q.scannedGroups(window));
                 }
@@ -353,23 +353,22 @@ class DeadLetterCountsComponentTest {
                 // narrowed by any group column, with and without a window: from the counts, and the list's total
                 // (from the same counts) is the number of rows the filter selects
                 for (Instant[] w : new Instant[][] {{null, null}, {at.minus(Duration.ofDays(9)).plusSeconds(1234), null}}) {
-                    for (DeadLetterQueries.Filter f : List.of(
-                            new DeadLetterQueries.Filter(null, null, top.failureClass(), null, null, null, null, null,
-                                    status, null, w[0], w[1]),
-                            new DeadLetterQueries.Filter(top.queue(), null, null, top.errorType(), null, null, null,
-                                    "1.0.0", status, null, w[0], w[1], top.fingerprint()),
-                            new DeadLetterQueries.Filter(null, top.reason(), null, null, null, null, null, null, status,
-                                    null, w[0], w[1], top.fingerprint()))) {
+                    for (DeadLetterFilter f : List.of(
+                            Filters.of("failure_class", top.failureClass(), "status", status, "from", w[0], "to", w[1]),
+                            Filters.of("queue", top.queue(), "error_type", top.errorType(), "consumer_version", "1.0.0",
+                                    "status", status, "from", w[0], "to", w[1], "fingerprint", top.fingerprint()),
+                            Filters.of("reason", top.reason(), "status", status, "from", w[0], "to", w[1],
+                                    "fingerprint", top.fingerprint()))) {
                         assertThat(q.groups(f)).as("groups of " + f).isEqualTo(q.scannedGroups(f));
                         long scanned = q.scannedGroups(f).stream().mapToLong(DeadLetterQueries.Group::count).sum();
                         assertThat(q.listPage(f, null, 0, 5).total()).as("total of " + f).isEqualTo(scanned)
-                                .isEqualTo(q.matching(f, null, 100_000).size());
+                                .isEqualTo(q.matching(f, 100_000).size());
                     }
                 }
                 // the fingerprint filter finds exactly the group's members
-                DeadLetterQueries.Filter members = new DeadLetterQueries.Filter(top.queue(), top.reason(),
-                        top.failureClass(), top.errorType(), null, null, null, null, status, null, null, null,
-                        top.fingerprint());
+                DeadLetterFilter members = Filters.of("queue", top.queue(), "reason", top.reason(),
+                        "failure_class", top.failureClass(), "error_type", top.errorType(), "status", status,
+                        "fingerprint", top.fingerprint());
                 if (top.errorType() != null && top.fingerprint() != null) {
                     assertThat(q.find(members, 0, 1000).items()).hasSize((int) top.count());
                 }

@@ -2,6 +2,8 @@ package dev.mailroom.deadletter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mailroom.testsupport.Filters;
+
 import jakarta.persistence.EntityManager;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -155,25 +157,29 @@ class DeadLetterQueriesTest {
     @Test
     void eachListFilterSelectsWhatItSaysNewestFirstInPages() {
         Map<String, Function<Row, Object>> byField = new java.util.HashMap<>(Map.of(
-                "queue", Row::queue, "reason", Row::reason, "failureClass", Row::failureClass,
-                "errorType", Row::errorType, "campaignId", Row::campaignId, "tenant", Row::tenant,
-                "provider", Row::provider, "consumerVersion", Row::version, "status", Row::status,
-                "messageId", Row::messageId));
+                "queue", Row::queue, "reason", Row::reason, "failure_class", Row::failureClass,
+                "error_type", Row::errorType, "campaign_id", Row::campaignId, "tenant", Row::tenant,
+                "provider", Row::provider, "consumer_version", Row::version, "status", Row::status,
+                "message_id", Row::messageId));
         byField.put("fingerprint", r -> ErrorFingerprint.of(r.error()));
         // every filtered field set (a null filter field matches everything): row 41 has no error, 40 has one
         byField.forEach((field, value) -> {
             Row sample = ROWS.get(field.equals("fingerprint") ? 39 : 40);
             assertThat(value.apply(sample)).isNotNull();
-            DeadLetterQueries.Filter f = filterWith(field, (String) value.apply(sample));
+            DeadLetterFilter f = Filters.of(field, value.apply(sample));
             List<Long> expected = newestFirst(ROWS.stream().filter(r -> Objects.equals(value.apply(r),
                     value.apply(sample))).toList());
             assertThat(allPages(f)).as(field).containsExactlyElementsOf(expected);
             assertThat(allKeysetPages(f)).as(field + ", keyset").containsExactlyElementsOf(expected);
+            assertThat(queries.matching(f, 1000)).extracting(DeadLetterQueries.Candidate::id)
+                    .as(field + ": a plan's cohort by the same rule").containsExactlyInAnyOrderElementsOf(expected);
         });
+        DeadLetterFilter ids = Filters.of("ids", List.of(3L, 40L, 999L));
+        assertThat(allPages(ids)).containsExactly(3L, 40L);
+        assertThat(queries.matching(ids, 1000)).extracting(DeadLetterQueries.Candidate::id).containsExactly(40L, 3L);
         Instant from = NOW.minus(Duration.ofHours(6));
         Instant to = NOW.minus(Duration.ofHours(2));
-        DeadLetterQueries.Filter window = new DeadLetterQueries.Filter(null, null, null, null, null, null, null, null,
-                null, null, from, to);
+        DeadLetterFilter window = Filters.of("from", from, "to", to);
         assertThat(allPages(window)).containsExactlyElementsOf(newestFirst(ROWS.stream()
                 .filter(r -> !r.failedAt().isBefore(from) && r.failedAt().isBefore(to)).toList()));
         assertThat(allKeysetPages(window)).containsExactlyElementsOf(allPages(window));
@@ -191,8 +197,7 @@ class DeadLetterQueriesTest {
     @Test
     void groupsAreTheDatabasesGroupByOfTheFingerprintSameAsGroupingEveryRowInJava() {
         for (String status : new String[] {"open", null}) {
-            DeadLetterQueries.Filter f = new DeadLetterQueries.Filter(null, null, null, null, null, null, null, null,
-                    status, null, null, null);
+            DeadLetterFilter f = Filters.of("status", status);
             List<DeadLetterQueries.Group> groups = queries.groups(f);
 
             Map<List<String>, List<Row>> expected = ROWS.stream()
@@ -228,9 +233,8 @@ class DeadLetterQueriesTest {
                 .allMatch(sql -> sql.contains("dead_letter_group_count"));
         // a time window (or any other filter) groups the window's rows: the same answer for the same rows
         for (String status : new String[] {"open", null}) {
-            assertThat(queries.groups(new DeadLetterQueries.Filter(null, null, null, null, null, null, null, null,
-                    status, null, Instant.EPOCH, null))).isEqualTo(queries.groups(new DeadLetterQueries.Filter(null,
-                    null, null, null, null, null, null, null, status, null, null, null)));
+            assertThat(queries.groups(Filters.of("status", status, "from", Instant.EPOCH)))
+                    .isEqualTo(queries.groups(Filters.of("status", status)));
         }
     }
 
@@ -261,8 +265,7 @@ class DeadLetterQueriesTest {
         for (Instant[] w : windows) {
             for (String status : new String[] {"open", null}) {
                 for (String queue : new String[] {null, "mail.send"}) {
-                    DeadLetterQueries.Filter f = new DeadLetterQueries.Filter(queue, null, null, null, null, null,
-                            null, null, status, null, w[0], w[1]);
+                    DeadLetterFilter f = Filters.of("queue", queue, "status", status, "from", w[0], "to", w[1]);
                     STATEMENTS.clear();
                     Map<List<String>, String> answered = queries.groups(f).stream().collect(Collectors.toMap(
                             g -> java.util.Arrays.asList(g.queue(), g.reason(), g.failureClass(), g.errorType(),
@@ -293,8 +296,8 @@ class DeadLetterQueriesTest {
                 }
             }
         }
-        assertThat(queries.groups(new DeadLetterQueries.Filter(null, null, null, null, null, null, null, null, null,
-                null, NOW.minus(Duration.ofHours(24)), null))).as("the rows of the last day form groups").isNotEmpty();
+        assertThat(queries.groups(Filters.of("from", NOW.minus(Duration.ofHours(24)))))
+                .as("the rows of the last day form groups").isNotEmpty();
     }
 
     /**
@@ -370,8 +373,8 @@ class DeadLetterQueriesTest {
                                                               Boolean resolved) {
         queries.totalBound = bound;
         queries.distinctValuesCap = cap;
-        DeadLetterQueries.Filter f = new DeadLetterQueries.Filter(null, null, null, null, campaign, tenant, provider,
-                null, status, messageId, null, null, null, null, true);
+        DeadLetterFilter f = Filters.of("campaign_id", campaign, "tenant", tenant, "provider", provider,
+                "status", status, "message_id", messageId);
         List<Row> matching = ROWS.stream()
                 .filter(r -> campaign == null || r.campaignId().toLowerCase().contains(campaign.toLowerCase()))
                 .filter(r -> tenant == null || r.tenant().toLowerCase().contains(tenant.toLowerCase()))
@@ -413,22 +416,18 @@ class DeadLetterQueriesTest {
     }
 
     @Test
-    void campaignAndTenantMatchAsCaseInsensitiveSubstringsOnlyWhenAskedAndAFingerprintExactly() {
-        DeadLetterQueries.Filter contains = new DeadLetterQueries.Filter(null, null, null, null, "PAIGN-3", "Ant-1",
-                null, null, null, null, null, null, null, null, true);
+    void campaignAndTenantMatchAsCaseInsensitiveSubstringsAndAFingerprintExactly() {
+        DeadLetterFilter contains = Filters.of("campaign_id", "PAIGN-3", "tenant", "Ant-1");
         assertThat(allPages(contains)).containsExactlyElementsOf(newestFirst(ROWS.stream()
                 .filter(r -> r.campaignId().equals("campaign-3") && r.tenant().equals("tenant-1")).toList()))
                 .isNotEmpty();
-        DeadLetterQueries.Filter exact = new DeadLetterQueries.Filter(null, null, null, null, "PAIGN-3", null,
-                null, null, null, null, null, null, null, null, false);
-        assertThat(allPages(exact)).isEmpty();
-        DeadLetterQueries.Filter wildcard = new DeadLetterQueries.Filter(null, null, null, null, "campaign_", null,
-                null, null, null, null, null, null, null, null, true);
+        assertThat(queries.matching(contains, 1000)).extracting(DeadLetterQueries.Candidate::id)
+                .as("a plan's cohort by the same rule").containsExactlyInAnyOrderElementsOf(allPages(contains));
+        DeadLetterFilter wildcard = Filters.of("campaign_id", "campaign_");
         assertThat(allPages(wildcard)).as("_ is a character, not LIKE's wildcard").isEmpty();
 
         String fingerprint = ErrorFingerprint.of("550 5.1.1 <alice@example.com>: mailbox unavailable");
-        DeadLetterQueries.Filter group = new DeadLetterQueries.Filter(null, null, null, null, null, null, null, null,
-                null, null, null, null, fingerprint, null, true);
+        DeadLetterFilter group = Filters.of("fingerprint", fingerprint);
         assertThat(allPages(group)).containsExactlyElementsOf(newestFirst(ROWS.stream()
                 .filter(r -> fingerprint.equals(ErrorFingerprint.of(r.error()))).toList())).isNotEmpty();
     }
@@ -523,7 +522,7 @@ class DeadLetterQueriesTest {
         assertThat(d.getErrorFingerprint()).isEqualTo("connect to <n>.<n>.<n>.<n>:<n> refused after <n> tries");
     }
 
-    private List<Long> allPages(DeadLetterQueries.Filter f) {
+    private List<Long> allPages(DeadLetterFilter f) {
         List<Long> ids = new ArrayList<>();
         Integer offset = 0;
         while (offset != null) {
@@ -534,7 +533,7 @@ class DeadLetterQueriesTest {
         return ids;
     }
 
-    private List<Long> allKeysetPages(DeadLetterQueries.Filter f) {
+    private List<Long> allKeysetPages(DeadLetterFilter f) {
         List<Long> ids = new ArrayList<>();
         DeadLetterQueries.Cursor after = null;
         while (true) {
@@ -552,18 +551,8 @@ class DeadLetterQueriesTest {
                 .map(Row::id).toList();
     }
 
-    private static DeadLetterQueries.Filter filter() {
-        return new DeadLetterQueries.Filter(null, null, null, null, null, null, null, null, null, null, null, null);
+    private static DeadLetterFilter filter() {
+        return Filters.of();
     }
 
-    private static DeadLetterQueries.Filter filterWith(String field, String v) {
-        return new DeadLetterQueries.Filter(is(field, "queue", v), is(field, "reason", v), is(field, "failureClass", v),
-                is(field, "errorType", v), is(field, "campaignId", v), is(field, "tenant", v), is(field, "provider", v),
-                is(field, "consumerVersion", v), is(field, "status", v), is(field, "messageId", v), null, null,
-                is(field, "fingerprint", v));
-    }
-
-    private static String is(String field, String name, String value) {
-        return field.equals(name) ? value : null;
-    }
 }

@@ -454,6 +454,77 @@ class ConsoleBrowserIT {
     }
 
     /**
+     * "Plan a redrive of the open ones matching this filter" carries the list's whole filter: filtered by queue and
+     * one recipient the list shows 1 of 4 dead letters on the queue, and so does the plan, whose review names that
+     * recipient; filtered by message id alone, the plan is that one dead letter too.
+     */
+    @Test
+    void aPlanMadeFromTheListsFilterHoldsItsRecipientAndMessageId() {
+        String prefix = Jobs.runPrefix("console-plan-filter");
+        String campaign = prefix + "campaign";
+        String token = letters();
+        List<String> recipients = java.util.stream.IntStream.rangeClosed(1, 4)
+                .mapToObj(i -> "policy" + token + "-" + i + "@example.test").toList();
+        List<String> ids = Jobs.ids(prefix, recipients.size());
+        for (int i = 0; i < ids.size(); i++) {
+            smtp.enqueueReply(550, "5.7.1 Message refused by policy");
+        }
+        for (int i = 0; i < ids.size(); i++) {
+            env.jms().sendText("mail.send", job(ids.get(i), campaign, recipients.get(i)));
+        }
+        startBrowser();
+        signIn("operator", "operator-pass");
+        click(testId("nav-dead-letters"));
+        setField("filter-status", "");
+        setField("filter-campaign_id", campaign);
+        click(testId("dl-filter-submit"));
+        waitForRows(4, "campaign_id=");
+
+        // queue and one recipient: 1 of the 4 (and of every other dead letter of the queue)
+        String recipient = recipients.get(1);
+        setField("filter-campaign_id", "");
+        setField("filter-queue", "mail.send");
+        setField("filter-recipient", recipient);
+        click(testId("dl-filter-submit"));
+        String listed = waitForRows(1, "recipient=").get(0).getAttribute("data-id");
+        click(testId("plan-from-filter"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("redrive-filter")));
+        assertThat(driver.findElement(testId("filter-recipient")).getAttribute("value")).isEqualTo(recipient);
+        assertThat(driver.findElement(testId("filter-queue")).getAttribute("value")).isEqualTo("mail.send");
+        driver.findElement(testId("redrive-reason")).sendKeys("console test: the list's filter, all of it");
+        click(testId("redrive-filter-submit"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("review")));
+        assertThat(driver.findElement(testId("cohort-count")).getText()).isEqualTo("1");
+        assertThat(driver.findElements(By.cssSelector("[data-testid=review-entries] [data-testid=entry-row]")))
+                .extracting(r -> r.getAttribute("data-dead-letter-id")).containsExactly(listed);
+        assertThat(driver.findElements(testId("cohort-recipient"))).extracting(WebElement::getText)
+                .containsExactly(recipient);
+        assertThat(driver.findElement(testId("entry-recipients")).getText()).isEqualTo(recipient);
+        assertThat(driver.findElement(testId("redrive-filter-text")).getText()).contains("recipient=" + recipient);
+        screenshot("plan-from-recipient-filter");
+        abandonPlan();
+
+        // the message id alone: that one dead letter
+        String messageId = ids.get(2);
+        click(testId("nav-dead-letters"));
+        setField("filter-status", "");
+        setField("filter-message_id", messageId);
+        click(testId("dl-filter-submit"));
+        String byId = waitForRows(1, "message_id=").get(0).getAttribute("data-id");
+        click(testId("plan-from-filter"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("redrive-filter")));
+        assertThat(driver.findElement(testId("filter-message_id")).getAttribute("value")).isEqualTo(messageId);
+        click(testId("redrive-filter-submit"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("review")));
+        assertThat(driver.findElement(testId("cohort-count")).getText()).isEqualTo("1");
+        assertThat(driver.findElements(By.cssSelector("[data-testid=review-entries] [data-testid=entry-row]")))
+                .extracting(r -> r.getAttribute("data-dead-letter-id")).containsExactly(byId);
+        assertThat(driver.findElements(testId("cohort-recipient"))).extracting(WebElement::getText)
+                .containsExactly(recipients.get(2));
+        abandonPlan();
+    }
+
+    /**
      * Item 3: a replay whose sample dead-letters again stops, and every view says so: the headline and its colour,
      * the bar, the re-failed entry's new error with a link to its next lap, the old dead letter's badge, and the
      * list of redrives (sent / failed again / not run).

@@ -3,7 +3,9 @@ package dev.mailroom.redrive;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.mailroom.deadletter.DeadLetterFilter;
 import dev.mailroom.platform.Refused;
+import dev.mailroom.testsupport.Filters;
 import dev.mailroom.job.JobState;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,10 +18,9 @@ class RedriveRulesTest {
 
     private static final List<String> QUEUES = List.of("mail.send", "mail.send.bulk");
     private static final RedriveRules.Defaults DEFAULTS = new RedriveRules.Defaults(10, 1, 2, Duration.ofMinutes(2));
-    private static final RedriveFilter BY_REASON = new RedriveFilter(null, "retries_exhausted", null, null, null, null,
-            null, null, null, null, null);
+    private static final DeadLetterFilter BY_REASON = Filters.of("reason", "retries_exhausted");
 
-    private static RedriveRequest request(String action, RedriveFilter f, String reason) {
+    private static RedriveRequest request(String action, DeadLetterFilter f, String reason) {
         return new RedriveRequest(action, f, null, null, null, null, reason);
     }
 
@@ -33,7 +34,7 @@ class RedriveRulesTest {
     void aPlanWithoutAFilterIsRefused() {
         assertThatThrownBy(() -> RedriveRules.validate(request(null, null, null), QUEUES))
                 .isInstanceOf(Refused.class).hasMessageContaining("needs a filter");
-        RedriveFilter empty = new RedriveFilter(null, null, null, null, null, null, null, null, null, null, null);
+        DeadLetterFilter empty = Filters.of();
         assertThatThrownBy(() -> RedriveRules.validate(request(null, empty, null), QUEUES))
                 .isInstanceOf(Refused.Invalid.class);
         assertThatThrownBy(() -> RedriveRules.validate(null, QUEUES)).isInstanceOf(Refused.class);
@@ -41,14 +42,14 @@ class RedriveRulesTest {
 
     @Test
     void badFiltersAreRefusedWithTheReason() {
-        RedriveFilter unknownQueue = new RedriveFilter("mail.nope", null, null, null, null, null, null, null, null, null, null);
+        DeadLetterFilter unknownQueue = Filters.of("queue", "mail.nope");
         assertThatThrownBy(() -> RedriveRules.validate(request(null, unknownQueue, null), QUEUES))
                 .hasMessageContaining("unknown queue mail.nope");
         Instant t = Instant.parse("2026-11-30T10:00:00Z");
-        RedriveFilter backwards = new RedriveFilter(null, null, null, null, null, null, null, null, t, t, null);
+        DeadLetterFilter backwards = Filters.json("{\"from\": \"" + t + "\", \"to\": \"" + t + "\"}");
         assertThatThrownBy(() -> RedriveRules.validate(request(null, backwards, null), QUEUES))
-                .hasMessageContaining("from must be before to");
-        RedriveFilter noIds = new RedriveFilter(null, null, null, null, null, null, null, null, null, null, List.of());
+                .hasMessageContaining("must be after from");
+        DeadLetterFilter noIds = Filters.json("{\"ids\": []}");
         assertThatThrownBy(() -> RedriveRules.validate(request(null, noIds, null), QUEUES)).hasMessageContaining("ids");
         assertThatThrownBy(() -> RedriveRules.validate(request("resend", BY_REASON, null), QUEUES))
                 .hasMessageContaining("replay or discard");

@@ -1,8 +1,10 @@
 package dev.mailroom.ops.api;
 
+import dev.mailroom.deadletter.DeadLetterFilter;
 import dev.mailroom.deadletter.DeadLetterMetrics;
 import dev.mailroom.deadletter.DeadLetterQueries;
 import jakarta.inject.Inject;
+import jakarta.ws.rs.BeanParam;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.DefaultValue;
@@ -13,7 +15,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.time.Instant;
 import java.time.format.DateTimeParseException;
 
 /**
@@ -45,24 +46,18 @@ public class DeadLetterResource {
     @Inject
     dev.mailroom.platform.BuildInfo build;
 
+    /**
+     * The list; its filter is every {@link dev.mailroom.deadletter.DeadLetterFilter} field by wire name
+     * ({@link DeadLetterFilterParam}).
+     */
     @GET
-    public Response list(@QueryParam("queue") String queue, @QueryParam("reason") String reason,
-                         @QueryParam("failure_class") String failureClass, @QueryParam("error_type") String errorType,
-                         @QueryParam("campaign_id") String campaignId, @QueryParam("tenant") String tenant,
-                         @QueryParam("provider") String provider, @QueryParam("consumer_version") String version,
-                         @QueryParam("status") String status, @QueryParam("message_id") String messageId,
-                         @QueryParam("from") String from, @QueryParam("to") String to,
-                         @QueryParam("fingerprint") String fingerprint, @QueryParam("recipient") String recipient,
-                         @QueryParam("after") String after,
+    public Response list(@BeanParam DeadLetterFilterParam filterParam, @QueryParam("after") String after,
                          @QueryParam("offset") @DefaultValue("0")
                          @Limit(min = 0, max = Integer.MAX_VALUE, name = "offset") String offset,
                          @QueryParam("limit") @DefaultValue("100") @Limit(max = 1000) String limit) {
         int n = Integer.parseInt(limit);
         int skip = Integer.parseInt(offset);
-        DeadLetterQueries.Filter filter = new DeadLetterQueries.Filter(blank(queue), blank(reason),
-                blank(failureClass), blank(errorType), blank(campaignId), blank(tenant), blank(provider),
-                blank(version), blank(status), blank(messageId), instant("from", from), instant("to", to),
-                fingerprint == null || fingerprint.isEmpty() ? null : fingerprint, blank(recipient), true);
+        DeadLetterFilter filter = filterParam.filter("after", "offset", "limit");
         DeadLetterQueries.Cursor cursor = null;
         if (after != null && !after.isBlank()) {
             if (skip != 0) {
@@ -78,13 +73,14 @@ public class DeadLetterResource {
         return Response.ok(deadLetters.listPage(filter, cursor, skip, n)).build();
     }
 
+    /**
+     * Counts by group for the list's filter; {@code status} defaults to {@code open}, {@code all} is every status.
+     */
     @GET
     @Path("/groups")
-    public Response groups(@QueryParam("queue") String queue, @QueryParam("reason") String reason,
-                           @QueryParam("status") @DefaultValue("open") String status,
-                           @QueryParam("from") String from, @QueryParam("to") String to) {
-        DeadLetterQueries.Filter filter = new DeadLetterQueries.Filter(queue, reason, null, null, null, null, null,
-                null, "all".equals(status) ? null : status, null, instant("from", from), instant("to", to));
+    public Response groups(@BeanParam DeadLetterFilterParam filterParam) {
+        DeadLetterFilter filter = filterParam.filter((name, given) -> !"status".equals(name) ? given
+                : given == null || given.isBlank() ? "open" : "all".equals(given.trim()) ? null : given);
         return Response.ok(deadLetters.groups(filter, build.consumerVersion())).build();
     }
 
@@ -201,20 +197,4 @@ public class DeadLetterResource {
                         "no dead letter with id " + id));
     }
 
-    private static String blank(String value) {
-        return value == null || value.isBlank() ? null : value.trim();
-    }
-
-    /** A filter's instant; a bad one is a 400 whose reason starts with the parameter's name (the console shows it there). */
-    private static Instant instant(String name, String value) {
-        if (value == null || value.isBlank()) {
-            return null;
-        }
-        try {
-            return Instant.parse(value.trim());
-        } catch (DateTimeParseException e) {
-            throw new dev.mailroom.platform.Refused.Invalid("invalid_" + name, name
-                    + " is not an ISO-8601 instant (e.g. 2026-11-29T10:00:00Z): " + value);
-        }
-    }
 }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mailroom.platform.Refused;
-import dev.mailroom.redrive.RedriveFilter;
+import dev.mailroom.deadletter.DeadLetterFilter;
 import dev.mailroom.redrive.RedriveRequest;
 
 /** Turns what a JMX client typed into a redrive request bound to one queue. Pure. */
@@ -33,22 +33,18 @@ final class JmxRequests {
             if (node.has("filter") || node.has("action")) {
                 request = mapper.treeToValue(node, RedriveRequest.class);
             } else {
-                request = new RedriveRequest(null, mapper.treeToValue(node, RedriveFilter.class), null, null, null,
+                request = new RedriveRequest(null, mapper.treeToValue(node, DeadLetterFilter.class), null, null, null,
                         null, null);
             }
         } catch (JsonProcessingException e) {
             throw new Refused.Invalid("invalid_filter", "the filter is not a redrive filter or request: " + e.getOriginalMessage());
         }
-        RedriveFilter f = request.filter() == null
-                ? new RedriveFilter(null, null, null, null, null, null, null, null, null, null, null)
-                : request.filter();
-        if (f.queue() != null && !f.queue().isBlank() && !f.queue().trim().equals(queue)) {
+        DeadLetterFilter f = request.filter() == null ? DeadLetterFilter.ANY : request.filter();
+        if (f.queue() != null && !f.queue().equals(queue)) {
             throw new Refused.Invalid("invalid_filter", "this MBean plans redrives of " + queue + " only; the filter names queue "
-                    + f.queue().trim() + " (use that queue's MBean)");
+                    + f.queue() + " (use that queue's MBean)");
         }
-        RedriveFilter forced = new RedriveFilter(queue, f.reason(), f.failureClass(), f.errorType(), f.consumerVersion(),
-                f.campaignId(), f.tenant(), f.provider(), f.from(), f.to(), f.ids(), f.fingerprint());
-        return new RedriveRequest(request.action(), forced, request.sampleSize(), request.sampleRatePerSecond(),
+        return new RedriveRequest(request.action(), f.withQueue(queue), request.sampleSize(), request.sampleRatePerSecond(),
                 request.ratePerSecond(), request.sampleTimeout(), request.reason(), request.skipSample());
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.mailroom.deadletter.DeadLetterFilter;
 import dev.mailroom.platform.Refused;
 import dev.mailroom.platform.Json;
 import dev.mailroom.redrive.RedriveRequest;
@@ -52,6 +53,16 @@ class JmxRequestsTest {
 
         RedriveRequest noFilter = JmxRequests.forQueue("{\"action\": \"replay\"}", "mail.send", mapper);
         assertThat(noFilter.filter().queue()).isEqualTo("mail.send");
+    }
+
+    @Test
+    void aListsFilterIsAJmxPlansFilterFieldForField() throws Exception {
+        DeadLetterFilter list = DeadLetterFilter.of(java.util.Map.of("recipient", "policy571-1@example.test",
+                "message_id", "m-1", "campaign_id", "spring", "status", "open"));
+        RedriveRequest r = JmxRequests.forQueue(mapper.writeValueAsString(list), "mail.send", mapper);
+        assertThat(r.filter()).isEqualTo(list.withQueue("mail.send"));
+        assertThat(r.filter().recipient()).isEqualTo("policy571-1@example.test");
+        assertThat(r.filter().messageId()).isEqualTo("m-1");
     }
 
     @Test
