@@ -1,8 +1,8 @@
 package dev.mailroom.deadletter;
 
+import dev.mailroom.platform.FilterText;
 import dev.mailroom.platform.Refused;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -108,18 +108,18 @@ public record DeadLetterFilter(String queue, String reason, String failureClass,
     public static final DeadLetterFilter ANY = parse(name -> null);
 
     public DeadLetterFilter {
-        queue = text(queue);
-        reason = text(reason);
-        failureClass = text(failureClass);
-        errorType = text(errorType);
-        consumerVersion = text(consumerVersion);
-        status = text(status);
-        campaignId = text(campaignId);
-        tenant = text(tenant);
-        provider = text(provider);
-        messageId = text(messageId);
-        recipient = text(recipient);
-        fingerprint = text(fingerprint);
+        queue = FilterText.text(queue);
+        reason = FilterText.text(reason);
+        failureClass = FilterText.text(failureClass);
+        errorType = FilterText.text(errorType);
+        consumerVersion = FilterText.text(consumerVersion);
+        status = FilterText.text(status);
+        campaignId = FilterText.text(campaignId);
+        tenant = FilterText.text(tenant);
+        provider = FilterText.text(provider);
+        messageId = FilterText.text(messageId);
+        recipient = FilterText.text(recipient);
+        fingerprint = FilterText.text(fingerprint);
         ids = ids == null ? null : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(ids));
     }
 
@@ -132,8 +132,8 @@ public record DeadLetterFilter(String queue, String reason, String failureClass,
         return new DeadLetterFilter(value.apply("queue"), value.apply("reason"), value.apply("failure_class"),
                 value.apply("error_type"), value.apply("consumer_version"), value.apply("status"),
                 value.apply("campaign_id"), value.apply("tenant"), value.apply("provider"), value.apply("message_id"),
-                value.apply("recipient"), value.apply("fingerprint"), instant("from", value.apply("from")),
-                instant("to", value.apply("to")), ids(value.apply("ids"))).checked();
+                value.apply("recipient"), value.apply("fingerprint"), FilterText.instant("from", value.apply("from")),
+                FilterText.instant("to", value.apply("to")), ids(value.apply("ids"))).checked();
     }
 
     /** {@link #parse} of a map of wire names to text. */
@@ -203,23 +203,8 @@ public record DeadLetterFilter(String queue, String reason, String failureClass,
                 provider, messageId, recipient, fingerprint, from, to, ids);
     }
 
-    private static String text(String value) {
-        return value == null || value.isBlank() ? null : value.trim();
-    }
-
-    private static Instant instant(String name, String value) {
-        if (text(value) == null) {
-            return null;
-        }
-        try {
-            return Instant.parse(value.trim());
-        } catch (DateTimeParseException e) {
-            throw invalid(name, name + " is not an ISO-8601 instant (e.g. 2026-11-29T10:00:00Z): " + value);
-        }
-    }
-
     private static List<Long> ids(String value) {
-        if (text(value) == null) {
+        if (FilterText.text(value) == null) {
             return null;
         }
         try {

@@ -1,5 +1,6 @@
 package dev.mailroom.job;
 
+import dev.mailroom.platform.FilterText;
 import dev.mailroom.platform.Refused;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -8,7 +9,6 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.Query;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,7 +53,7 @@ public class JobSearch {
                                      String tenant, String state, String from, String to, String cursor) {
             Match match = null;
             String address = null;
-            String r = blankToNull(recipient);
+            String r = FilterText.text(recipient);
             if (r != null) {
                 if (r.startsWith("@")) {
                     match = Match.domain;
@@ -77,7 +77,7 @@ public class JobSearch {
                 }
             }
             JobState s = null;
-            if (blankToNull(state) != null) {
+            if (FilterText.text(state) != null) {
                 try {
                     s = JobState.valueOf(state.trim());
                 } catch (IllegalArgumentException e) {
@@ -86,37 +86,22 @@ public class JobSearch {
                 }
             }
             Long before = null;
-            if (blankToNull(cursor) != null) {
+            if (FilterText.text(cursor) != null) {
                 try {
                     before = Long.parseLong(cursor.trim());
                 } catch (NumberFormatException e) {
                     throw new Refused.Invalid("invalid_cursor", "cursor is the next value of a previous page: " + cursor);
                 }
             }
-            Instant f = instant("from", from);
-            Instant t = instant("to", to);
+            Instant f = FilterText.instant("from", from);
+            Instant t = FilterText.instant("to", to);
             if (f != null && t != null && !f.isBefore(t)) {
                 throw new Refused.Invalid("invalid_to", "to (" + t + ") must be after from (" + f + ")");
             }
-            return new Criteria(match, address, blankToNull(messageId), blankToNull(idempotencyKey),
-                    blankToNull(campaignId), blankToNull(tenant), s, f, t, before);
+            return new Criteria(match, address, FilterText.text(messageId), FilterText.text(idempotencyKey),
+                    FilterText.text(campaignId), FilterText.text(tenant), s, f, t, before);
         }
 
-        private static Instant instant(String name, String value) {
-            if (blankToNull(value) == null) {
-                return null;
-            }
-            try {
-                return Instant.parse(value.trim());
-            } catch (DateTimeParseException e) {
-                throw new Refused.Invalid("invalid_" + name, name
-                        + " is an ISO-8601 instant (e.g. 2026-11-29T10:00:00Z): " + value);
-            }
-        }
-
-        private static String blankToNull(String s) {
-            return s == null || s.isBlank() ? null : s.trim();
-        }
     }
 
     /** A statement and its positional parameters (1-based in order). */

@@ -407,13 +407,7 @@ class ConsoleBrowserIT {
         String token = letters();
         List<String> ids = refusedJobs(prefix, campaign, "5.7.1 Rejected by policy " + token + " alpha",
                 "5.7.1 Rejected by policy " + token + " alpha", "5.7.1 Rejected by policy " + token + " beta");
-        startBrowser();
-        signIn("operator", "operator-pass");
-        click(testId("nav-dead-letters"));
-        setField("filter-status", "");
-        setField("filter-campaign_id", campaign);
-        click(testId("dl-filter-submit"));
-        waitForRows(3, "campaign_id=");
+        listCampaignAsOperator(campaign, 3);
 
         click(testId("nav-groups"));
         By alpha = By.xpath("//tr[@data-testid='group-row'][contains(@data-fingerprint, '" + token + " alpha')]");
@@ -472,56 +466,48 @@ class ConsoleBrowserIT {
         for (int i = 0; i < ids.size(); i++) {
             env.jms().sendText("mail.send", job(ids.get(i), campaign, recipients.get(i)));
         }
-        startBrowser();
-        signIn("operator", "operator-pass");
-        click(testId("nav-dead-letters"));
-        setField("filter-status", "");
-        setField("filter-campaign_id", campaign);
-        click(testId("dl-filter-submit"));
-        waitForRows(4, "campaign_id=");
+        listCampaignAsOperator(campaign, 4);
 
         // queue and one recipient: 1 of the 4 (and of every other dead letter of the queue)
         String recipient = recipients.get(1);
         setField("filter-campaign_id", "");
         setField("filter-queue", "mail.send");
         setField("filter-recipient", recipient);
+        planTheListsOneRow("recipient", recipient);
+        assertThat(driver.findElements(testId("cohort-recipient"))).extracting(WebElement::getText)
+                .containsExactly(recipient);
+        assertThat(driver.findElement(testId("entry-recipients")).getText()).isEqualTo(recipient);
+        assertThat(driver.findElement(testId("redrive-filter-text")).getText()).contains("queue=mail.send")
+                .contains("recipient=" + recipient);
+        screenshot("plan-from-recipient-filter");
+        abandonPlan();
+
+        // the message id alone: that one dead letter
+        click(testId("nav-dead-letters"));
+        setField("filter-status", "");
+        setField("filter-message_id", ids.get(2));
+        planTheListsOneRow("message_id", ids.get(2));
+        assertThat(driver.findElements(testId("cohort-recipient"))).extracting(WebElement::getText)
+                .containsExactly(recipients.get(2));
+        abandonPlan();
+    }
+
+    /**
+     * Shows the list with the filter set in the form (one row, {@code field} = {@code value}), follows "Plan a redrive
+     * of the open ones matching this filter" and plans it: the plan form holds the field, the review exactly that row.
+     */
+    private void planTheListsOneRow(String field, String value) {
         click(testId("dl-filter-submit"));
-        String listed = waitForRows(1, "recipient=").get(0).getAttribute("data-id");
+        String listed = waitForRows(1, field + "=").get(0).getAttribute("data-id");
         click(testId("plan-from-filter"));
         wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("redrive-filter")));
-        assertThat(driver.findElement(testId("filter-recipient")).getAttribute("value")).isEqualTo(recipient);
-        assertThat(driver.findElement(testId("filter-queue")).getAttribute("value")).isEqualTo("mail.send");
+        assertThat(driver.findElement(testId("filter-" + field)).getAttribute("value")).isEqualTo(value);
         driver.findElement(testId("redrive-reason")).sendKeys("console test: the list's filter, all of it");
         click(testId("redrive-filter-submit"));
         wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("review")));
         assertThat(driver.findElement(testId("cohort-count")).getText()).isEqualTo("1");
         assertThat(driver.findElements(By.cssSelector("[data-testid=review-entries] [data-testid=entry-row]")))
                 .extracting(r -> r.getAttribute("data-dead-letter-id")).containsExactly(listed);
-        assertThat(driver.findElements(testId("cohort-recipient"))).extracting(WebElement::getText)
-                .containsExactly(recipient);
-        assertThat(driver.findElement(testId("entry-recipients")).getText()).isEqualTo(recipient);
-        assertThat(driver.findElement(testId("redrive-filter-text")).getText()).contains("recipient=" + recipient);
-        screenshot("plan-from-recipient-filter");
-        abandonPlan();
-
-        // the message id alone: that one dead letter
-        String messageId = ids.get(2);
-        click(testId("nav-dead-letters"));
-        setField("filter-status", "");
-        setField("filter-message_id", messageId);
-        click(testId("dl-filter-submit"));
-        String byId = waitForRows(1, "message_id=").get(0).getAttribute("data-id");
-        click(testId("plan-from-filter"));
-        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("redrive-filter")));
-        assertThat(driver.findElement(testId("filter-message_id")).getAttribute("value")).isEqualTo(messageId);
-        click(testId("redrive-filter-submit"));
-        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("review")));
-        assertThat(driver.findElement(testId("cohort-count")).getText()).isEqualTo("1");
-        assertThat(driver.findElements(By.cssSelector("[data-testid=review-entries] [data-testid=entry-row]")))
-                .extracting(r -> r.getAttribute("data-dead-letter-id")).containsExactly(byId);
-        assertThat(driver.findElements(testId("cohort-recipient"))).extracting(WebElement::getText)
-                .containsExactly(recipients.get(2));
-        abandonPlan();
     }
 
     /**
@@ -938,6 +924,17 @@ class ConsoleBrowserIT {
                  "from": "Mailroom IT <noreply@example.com>", "to": ["%s"],
                  "subject": "Hello %s", "text": "Hi Alice, this is %s."}""".formatted(messageId, campaign, to,
                 messageId, messageId);
+    }
+
+    /** Signs in as the operator and lists the dead letters of {@code campaign}, any status, once all {@code rows} are there. */
+    private void listCampaignAsOperator(String campaign, int rows) {
+        startBrowser();
+        signIn("operator", "operator-pass");
+        click(testId("nav-dead-letters"));
+        setField("filter-status", "");
+        setField("filter-campaign_id", campaign);
+        click(testId("dl-filter-submit"));
+        waitForRows(rows, "campaign_id=");
     }
 
     /** One job per reply, in {@code campaign}, each refused by the SMTP server with a 550 and that reply; their ids. */
