@@ -88,7 +88,7 @@ class SettingsRefusedAtBootTest {
                 row(BREAKER, "mailroom.breaker.relay-a.request-volume", "0", "4", "whole number of at least 1"),
                 row(RATE_LIMIT, "mailroom.rate-limit.smtp.max-per-second", "lots", "50", "is not a number"),
                 withBase(row(SMTP, "mailroom.smtp.port", "smtp", "2525", "whole number from 1 to 65535")),
-                withBase(row(SMTP, "mailroom.smtp.starttls", "sometimes", "required", "disabled, optional or required")),
+                withBase(row(SMTP, "mailroom.smtp.starttls", "sometimes", "required", "none, optional or required")),
                 withBase(row(CHAIN_MEMBER, "mailroom.provider.relay-a.kind", "pigeon", "smtp", "one of http, smtp")),
                 // the delivery watch and alerts
                 row(WATCH, "mailroom.reconcile.bounce-rate-threshold", "5%", "0.05", "a number from 0.0 to 1.0"),

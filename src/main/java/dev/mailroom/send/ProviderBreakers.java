@@ -80,6 +80,8 @@ public class ProviderBreakers implements dev.mailroom.platform.settings.CheckedA
     @Inject
     Clock clock;
     @Inject
+    dev.mailroom.recoverability.FailureClassifier classifier;
+    @Inject
     Event<BreakerStateChanged> changes;
     @Inject
     MeterRegistry meters;
@@ -119,10 +121,16 @@ public class ProviderBreakers implements dev.mailroom.platform.settings.CheckedA
         }
     }
 
-    /** Every provider's breaker and rate limit are built when this bean is: at deployment. */
+    /**
+     * Every provider's breaker and rate limit are built when this bean is: at deployment; and each provider's
+     * mapping table and profile must exist, or its answers could not be classified.
+     */
     @Override
     public void checkSettings() {
-        byName.size();
+        for (Guarded g : byName.values()) {
+            MailProvider p = g.provider();
+            classifier.requireTable(p.mappingTable(), p.mappingProfile());
+        }
     }
 
     /**

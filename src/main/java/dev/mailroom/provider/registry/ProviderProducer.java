@@ -66,7 +66,7 @@ public class ProviderProducer {
                 required(setting, "host").text(),
                 required(setting, "port").integer(1, 65535),
                 required(setting, "starttls").as(t -> SmtpSettings.StartTls.valueOf(t.toUpperCase(Locale.ROOT)),
-                        "disabled, optional or required"),
+                        "none, optional or required"),
                 optional(setting, "username"),
                 optional(setting, "password"),
                 millis(required(setting, "connect-timeout-ms")),
