@@ -25,7 +25,7 @@ import java.util.logging.Logger;
 import org.eclipse.microprofile.config.Config;
 
 /**
- * What the reconciliation job watches besides events (issue 11 §4, §6), every
+ * What the reconciliation job watches besides events, every
  * {@code mailroom.reconcile.watch-interval} (default 1 minute) of the application clock:
  * <ul>
  *   <li>jobs still {@code sent_to_provider} past their provider's limit ({@code mailroom.reconcile.silence-limit},

@@ -63,7 +63,7 @@ public record RetryPolicy(String queue, Map<FailureClass, ClassPolicy> classes, 
     }
 
     /**
-     * The issue's defaults: transient and ambiguous 5 retries at 5 s, 15 s, 30 s, 60 s, 120 s with full
+     * The built-in defaults: transient and ambiguous 5 retries at 5 s, 15 s, 30 s, 60 s, 120 s with full
      * jitter; soft_bounce 3 at 15 min, 1 h, 6 h with equal jitter (about that slow, never seconds);
      * internal one retry after 10 s; throttled 30 s when no Retry-After, capped at 50 throttles;
      * systemic a 30 s pause; floor 1 s.

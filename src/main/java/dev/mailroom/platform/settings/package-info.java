@@ -4,6 +4,8 @@
  * name the key of a bad value ({@link dev.mailroom.platform.settings.SettingsReader},
  * {@link dev.mailroom.platform.settings.InvalidSetting}), and the check at deployment that every concern's settings
  * can be used ({@link dev.mailroom.platform.settings.SettingsGate} over each
- * {@link dev.mailroom.platform.settings.CheckedAtBoot}). Part of the ground: imports no other package of Mailroom's.
+ * {@link dev.mailroom.platform.settings.CheckedAtBoot}).
+ *
+ * <p>May use: nothing of Mailroom's.
  */
 package dev.mailroom.platform.settings;
