@@ -6,7 +6,7 @@ import {h, render, when, statusBadge, kvTable, table, get, query, filterForm, go
 export const JOB_STATES = ['received', 'sending', 'retry_scheduled', 'sent_to_provider', 'delivered', 'bounced',
   'complained', 'bounced_permanent', 'dead_lettered', 'discarded', 'duplicate_suppressed', 'suppressed', 'unknown'];
 export const JOB_FILTERS = [
-  ['recipient', 'Recipient (alice@example.com, alice* or @example.com)', 'text'], ['message_id', 'Message id', 'text'],
+  ['recipient', 'Recipient (alice@example.com, @example.com, alice* or any part: alice)', 'text'], ['message_id', 'Message id', 'text'],
   ['idempotency_key', 'Idempotency key', 'text'], ['campaign_id', 'Campaign', 'text'], ['tenant', 'Tenant', 'text'],
   ['state', 'State', JOB_STATES], ['from', 'Received from (ISO instant, e.g. 2026-11-29T10:00:00Z)', 'text'],
   ['to', 'Received before (ISO instant)', 'text'],
