@@ -185,8 +185,8 @@ class JobSearchTest {
             assertThat(view.id()).isEqualTo(3L);
             assertThat(view.recipients()).containsExactly(
                     new JobQueries.RecipientView(0, "to", "bob@example.org", "delivered", "250 2.0.0 OK",
-                            T0.plusSeconds(300)),
-                    new JobQueries.RecipientView(1, "bcc", PayloadRedaction.MASK, null, null, null));
+                            T0.plusSeconds(300), "delivered"),
+                    new JobQueries.RecipientView(1, "bcc", PayloadRedaction.MASK, null, null, null, "not_yet_known"));
             assertThat(queries.byMessageId("msg-3", null, true).get(0).recipients().get(1).address())
                     .isEqualTo("dave@example.org");
         } finally {

@@ -470,4 +470,18 @@ class SendServiceCdiTest {
         assertThat(decision).isEqualTo("pause provider:smtp: retry after 1s (no attempt consumed)");
         assertThat(details).hasSize(2).allSatisfy(d -> assertThat(d).contains(decision));
     }
+
+    @Test
+    void aJobKeepsItsSubjectOrTemplateAndWhenItsProducerQueuedIt() throws Exception {
+        SendService send = boot(SandboxProvider.NAME, true);
+        java.time.Instant queued = java.time.Instant.parse("2026-12-01T23:00:00.123Z");
+        handle(send, new Incoming("mail.send", "ID:queued-1", false, 1,
+                job("kept-subject").getBytes(StandardCharsets.UTF_8), true, null, queued, null, null, null));
+
+        MailJob j = jobRow("kept-subject");
+        assertThat(j.getSubject()).isEqualTo("s");
+        assertThat(j.getTemplateId()).isNull();
+        assertThat(j.getQueuedAt()).isEqualTo(queued);
+        assertThat(j.getReceivedAt()).as("when Mailroom took it: later").isAfter(queued);
+    }
 }
