@@ -26,7 +26,9 @@ export async function jobList(params, seq) {
   const title = h('h1', {}, 'Jobs');
   const hint = h('p', {class: 'hint'}, 'Newest first. Search by recipient, id, campaign, tenant, state or time, then open a job ',
     'to see its attempts, its timeline with delivery events, and each recipient\'s delivery state.');
-  const waiting = await waitingLinks();
+  // the queues' figures come beside the search, never before it: the page says "Searching…" at once
+  const waitingLoad = waitingLinks();
+  let waiting = null;
   const searched = JOB_FILTERS.some(([n]) => filters[n]);
   if (!searched) {
     render(seq, title, hint, waiting, form, h('p', {class: 'muted', testid: 'job-count'}, 'Showing the newest jobs; search to narrow.'));
@@ -35,9 +37,10 @@ export async function jobList(params, seq) {
   }
   let page;
   try {
-    page = await get('/jobs' + query({...filters, cursor: params.cursor, limit: 50}));
+    [page, waiting] = await Promise.all([get('/jobs' + query({...filters, cursor: params.cursor, limit: 50})), waitingLoad]);
   } catch (e) {
     if (e.status !== 400) throw e;
+    waiting = await waitingLoad;
     // a bad value is the form's problem, not the page's: say which field next to the form
     return render(seq, title, hint, waiting, form, errorBox(e, 'job-search-error'));
   }
@@ -46,7 +49,7 @@ export async function jobList(params, seq) {
     jobLink(j.message_id, j.queue, h('code', {}, j.message_id), list), statusBadge(j.state), j.queue,
     (j.recipients || []).join(', '), j.tenant, j.campaign_id, when(j.received_at), when(j.updated_at)]}));
   render(seq, title, hint, waiting, form,
-    h('p', {testid: 'job-count'}, `${page.items.length} shown${page.next ? ' (more on the next page)' : ''}${params.cursor ? ', continuing an earlier page' : ''}.`),
+    h('p', {testid: 'job-count', 'data-list': list}, `${page.items.length} shown${page.next ? ' (more on the next page)' : ''}${params.cursor ? ', continuing an earlier page' : ''}.`),
     table(['Message id', 'State', 'Queue', 'Recipients', 'Tenant', 'Campaign', 'Received', 'Last change'], rows, 'job-table',
       (r) => ({testid: 'job-row', 'data-message-id': r.j.message_id, 'data-state': r.j.state, 'data-id': r.j.id})),
     h('div', {class: 'pager'},
