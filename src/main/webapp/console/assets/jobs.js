@@ -70,7 +70,8 @@ export async function jobPage(messageId, params, seq) {
   const recipients = j.recipients || [];
   const attempts = j.attempts || [];
   const last = attempts[attempts.length - 1];
-  const refusal = last && last.outcome === 'rejected' ? [last.code, last.enhanced_code, last.response].filter(Boolean).join(' ') : null;
+  // the provider's answer as it gave it (an SMTP answer already starts with its codes)
+  const refusal = last && last.outcome === 'rejected' ? last.response ?? [last.code, last.enhanced_code].filter(Boolean).join(' ') : null;
   const suppressed = recipients.filter((r) => r.delivery_state === 'suppressed');
   const why = await suppressionsBehind(j, suppressed);
   render(seq, back,

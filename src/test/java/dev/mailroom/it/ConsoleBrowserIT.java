@@ -743,15 +743,11 @@ class ConsoleBrowserIT {
      */
     @Test
     void aPersonIsFoundByAPartOfHerAddressAndHerRefusedJobLinksStraightToItsDeadLetter() {
-        String prefix = Jobs.runPrefix("console-person");
-        String person = prefix.replace("-", "") + "alice";
-        String refused = prefix + "refused";
-        String sent = prefix + "sent";
-        smtp.enqueueReply(550, "5.7.1 Message rejected: content violates policy");
-        env.jms().sendText("mail.send", JobSearchIT.jobTo(refused, "policy571-" + person + "@example.net", "Your invoice"));
-        env.api().awaitJson("/api/v1/jobs/" + refused, j -> "dead_lettered".equals(j.path("state").asText()), DEAD_LETTERED);
-        env.jms().sendText("mail.send", JobSearchIT.jobTo(sent, person + "@example.com", "Welcome"));
-        env.api().awaitJson("/api/v1/jobs/" + sent, j -> "sent_to_provider".equals(j.path("state").asText()), DEAD_LETTERED);
+        JobSearchIT.Person her = JobSearchIT.Person.withTwoJobs(Jobs.runPrefix("console-person"), "Your invoice",
+                "Welcome", DEAD_LETTERED);
+        String person = her.person();
+        String refused = her.refused();
+        String sent = her.sent();
 
         startBrowser();
         signIn("viewer", "viewer-pass");

@@ -47,18 +47,33 @@ class JobSearchIT {
         return ids;
     }
 
+    /**
+     * A person of this run ({@code person}: letters and digits, ending in "alice") with two jobs: {@code refused}
+     * to a list's alias of her address ({@code policy571-<person>@example.net}, refused 550 5.7.1 by the relay:
+     * dead-lettered) and then {@code sent} to her own address ({@code <person>@example.com}, accepted).
+     */
+    record Person(String person, String refused, String sent) {
+
+        static Person withTwoJobs(String prefix, String refusedSubject, String sentSubject, Duration wait) {
+            ItEnvironment env = ItEnvironment.get();
+            Person p = new Person(prefix.replace("-", "") + "alice", prefix + "refused", prefix + "sent");
+            env.smtp().enqueueReply(550, "5.7.1 Message rejected: content violates policy");
+            env.jms().sendText("mail.send", jobTo(p.refused, "policy571-" + p.person + "@example.net", refusedSubject));
+            env.api().awaitJson("/api/v1/jobs/" + p.refused, j -> "dead_lettered".equals(j.path("state").asText()), wait);
+            env.jms().sendText("mail.send", jobTo(p.sent, p.person + "@example.com", sentSubject));
+            env.api().awaitJson("/api/v1/jobs/" + p.sent, j -> "sent_to_provider".equals(j.path("state").asText()), wait);
+            return p;
+        }
+    }
+
     @Test
     void aPartOfHerAddressFindsBothOfHerJobsAndTheRefusedOnesPageSaysWhatHappened() {
         String prefix = Jobs.runPrefix("person");
-        String person = prefix.replace("-", "") + "alice";
-        String refused = prefix + "refused";
-        String sent = prefix + "sent";
         Instant before = Instant.now();
-        env.smtp().enqueueReply(550, "5.7.1 Message rejected: content violates policy");
-        env.jms().sendText("mail.send", jobTo(refused, "policy571-" + person + "@example.net", "Your invoice " + prefix));
-        api.awaitJson("/api/v1/jobs/" + refused, j -> "dead_lettered".equals(j.path("state").asText()), WAIT);
-        env.jms().sendText("mail.send", jobTo(sent, person + "@example.com", "Welcome " + prefix));
-        api.awaitJson("/api/v1/jobs/" + sent, j -> "sent_to_provider".equals(j.path("state").asText()), WAIT);
+        Person her = Person.withTwoJobs(prefix, "Your invoice " + prefix, "Welcome " + prefix, WAIT);
+        String person = her.person();
+        String refused = her.refused();
+        String sent = her.sent();
 
         for (String typed : List.of(person, "*" + person + "*", person.toUpperCase(java.util.Locale.ROOT))) {
             assertThat(messageIds(api.getJson("/api/v1/jobs?recipient=" + q(typed)))).as(typed)
