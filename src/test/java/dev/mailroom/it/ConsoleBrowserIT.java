@@ -805,6 +805,9 @@ class ConsoleBrowserIT {
             }
             startBrowser();
             signIn("viewer", "viewer-pass");
+            By depth = By.cssSelector("[data-testid=queue-card][data-queue='" + bulk + "'] [data-testid=depth] a");
+            waitFor(d -> !d.findElements(depth).isEmpty(), WAIT, "the dashboard's waiting figure of " + bulk, false);
+            assertThat(driver.findElement(depth).getAttribute("href")).endsWith("#/waiting?queue=" + bulk);
             click(testId("nav-jobs"));
             click(By.cssSelector("[data-testid=waiting-link][data-queue='" + bulk + "']"));
             waitFor(d -> ids.stream().allMatch(id -> !d.findElements(By.cssSelector(
