@@ -292,9 +292,9 @@ public class SendService {
                                              Throwable cause) {
         metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
         stopLine.answered(in.queue(), provider.name(), failure.failureClass(), failure.text());
-        RecoveryAction action = RecoverabilityPolicy.decide(failure, ledger.historyBefore(proceed.jobId(),
-                        proceed.attemptId()), policies.forQueue(in.queue()), traits(provider), proceed.expiresAt(),
-                clock.instant(), ThreadLocalRandom.current());
+        RecoveryAction action = executor.asCarriedOut(RecoverabilityPolicy.decide(failure,
+                ledger.historyBefore(proceed.jobId(), proceed.attemptId()), policies.forQueue(in.queue()),
+                traits(provider), proceed.expiresAt(), clock.instant(), ThreadLocalRandom.current()));
         recordFailure(plan, proceed, response, failure, action);
         executor.carryOut(in, proceed, failure, action, cause);
         metrics.outcome(in.queue(), outcomeOf(action));

@@ -737,6 +737,100 @@ class ConsoleBrowserIT {
     }
 
     /**
+     * Support finds a person by a part of her address (her own address and a list's alias of it, one job each), opens
+     * the job the relay refused and reads what happened (subject, queued and received times, "refused" for its
+     * recipient, no retry used) and follows its link straight to the dead letter, whose attempts show local times.
+     */
+    @Test
+    void aPersonIsFoundByAPartOfHerAddressAndHerRefusedJobLinksStraightToItsDeadLetter() {
+        JobSearchIT.Person her = JobSearchIT.Person.withTwoJobs(Jobs.runPrefix("console-person"), "Your invoice",
+                "Welcome", DEAD_LETTERED);
+        String person = her.person();
+        String refused = her.refused();
+        String sent = her.sent();
+
+        startBrowser();
+        signIn("viewer", "viewer-pass");
+        click(testId("nav-jobs"));
+        setField("filter-recipient", person);
+        click(testId("job-filter-submit"));
+        // the list before the search may show the same two jobs (the newest): wait for the search's own answer
+        waitFor(d -> !d.findElements(By.cssSelector("[data-testid=job-count][data-list='recipient=" + person + "']")).isEmpty()
+                && d.findElements(testId("job-row")).size() == 2, WAIT, "both of " + person + "'s jobs", false);
+        assertThat(driver.findElements(testId("job-row"))).extracting(r -> r.getAttribute("data-message-id"))
+                .containsExactly(sent, refused);
+        ConsoleScreenshots.save(driver, "jobs-found-by-part-of-address");
+
+        driver.findElement(By.cssSelector("[data-testid=job-row][data-message-id='" + refused + "']"))
+                .findElement(testId("job-link")).click();
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "dead_lettered"));
+        assertThat(driver.findElement(testId("job-field-subject")).getText()).isEqualTo("Your invoice");
+        assertThat(driver.findElement(testId("job-headline")).getText()).contains("Your invoice").contains("queued");
+        assertThat(driver.findElement(testId("job-field-queued")).findElements(By.tagName("time"))).hasSize(1);
+        assertThat(driver.findElement(testId("job-field-received")).findElements(By.tagName("time"))).hasSize(1);
+        WebElement recipient = driver.findElement(testId("recipient-row"));
+        assertThat(recipient.getAttribute("data-delivery")).isEqualTo("refused");
+        assertThat(recipient.getText()).doesNotContain("not yet known").contains("550");
+        assertThat(driver.findElements(testId("attempt-row"))).extracting(r -> r.getAttribute("data-used-retry"))
+                .containsExactly("false");
+        ConsoleScreenshots.save(driver, "job-page-refused-with-dead-letter-link");
+
+        click(testId("job-dead-letter-link"));
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("env-message-id"), refused));
+        WebElement attempts = driver.findElement(testId("attempts"));
+        assertThat(attempts.findElements(By.tagName("time"))).as("attempt times in local time, like every other")
+                .isNotEmpty();
+        assertThat(attempts.findElement(By.tagName("tbody")).getText()).doesNotContainPattern("\\d{4}-\\d{2}-\\d{2}T");
+        ConsoleScreenshots.save(driver, "dead-letter-attempts-local-time");
+
+        driver.navigate().back();
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "dead_lettered"));
+        driver.get(env.server().baseUrl() + "/console/index.html#/jobs/" + sent);
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "sent_to_provider"));
+        assertThat(driver.findElements(testId("attempt-row"))).extracting(r -> r.getAttribute("data-used-retry"))
+                .as("accepted at its first call: no retry used").containsExactly("false");
+        assertThat(driver.findElement(testId("job-field-retries-used")).getText()).isEqualTo("0");
+    }
+
+    /** The jobs waiting on a paused queue, listed from the Jobs page without taking them; they go out on resume. */
+    @Test
+    void theJobsWaitingOnAPausedQueueAreListedAndSentAfterItResumes() {
+        String bulk = "mail.send.bulk";
+        String prefix = Jobs.runPrefix("console-waiting");
+        List<String> ids = Jobs.ids(prefix, 2);
+        try {
+            assertThat(env.api().post("/api/v1/queues/" + bulk + "/pause", null).statusCode()).isEqualTo(200);
+            for (String id : ids) {
+                env.jms().sendText(bulk, JobSearchIT.jobTo(id, prefix + "waiter@example.com", "Waiting " + id));
+            }
+            startBrowser();
+            signIn("viewer", "viewer-pass");
+            By depth = By.cssSelector("[data-testid=queue-card][data-queue='" + bulk + "'] [data-testid=depth] a");
+            waitFor(d -> !d.findElements(depth).isEmpty(), WAIT, "the dashboard's waiting figure of " + bulk, false);
+            assertThat(driver.findElement(depth).getAttribute("href")).endsWith("#/waiting?queue=" + bulk);
+            click(testId("nav-jobs"));
+            click(By.cssSelector("[data-testid=waiting-link][data-queue='" + bulk + "']"));
+            waitFor(d -> ids.stream().allMatch(id -> !d.findElements(By.cssSelector(
+                    "[data-testid=waiting-row][data-message-id='" + id + "']")).isEmpty()), WAIT,
+                    "both jobs waiting on " + bulk, true);
+            assertThat(driver.findElement(testId("waiting-count")).getText()).contains("paused");
+            assertThat(driver.findElement(By.cssSelector("[data-testid=waiting-row][data-message-id='" + ids.get(0) + "']"))
+                    .getText()).contains(prefix + "waiter@example.com").contains("Waiting " + ids.get(0));
+            ConsoleScreenshots.save(driver, "jobs-waiting-on-paused-queue");
+            driver.navigate().refresh();
+            waitFor(d -> !d.findElements(testId("waiting-row")).isEmpty(), WAIT, "listed again", false);
+            assertThat(driver.findElements(testId("waiting-row"))).extracting(r -> r.getAttribute("data-message-id"))
+                    .as("looking took none of them").containsAll(ids);
+        } finally {
+            env.api().post("/api/v1/queues/" + bulk + "/resume", null);
+        }
+        for (String id : ids) {
+            env.api().awaitJson("/api/v1/jobs/" + id, j -> "sent_to_provider".equals(j.path("state").asText()),
+                    DEAD_LETTERED);
+        }
+    }
+
+    /**
      * The Jobs page walked whole: support searches by recipient, opens the job that bounced and reads the
      * provider's bounce on its timeline, then opens the next job to that recipient and sees why it was not mailed:
      * the suppression entry, its reason, the provider event and the job that caused it, and that it still holds
