@@ -582,7 +582,7 @@ public class JobLedger {
      * whole persistence context unless it is told which tables the statement touches
      * ({@code org.hibernate.query.native.spaces}); told, it flushes only what is pending for those. {@link #begin}'s
      * claim and suppression read then no longer write the job row and its recipients early, so the job row is
-     * updated once per admission, not twice (bench/README.md, "Where a job's CPU goes", third pass).
+     * updated once per admission, not twice (bench/README.md, "Where a job's CPU goes").
      */
     private jakarta.persistence.Query onTables(String sql, String... tables) {
         return em.createNativeQuery(sql).setHint(NATIVE_SPACES, tables);

@@ -184,7 +184,8 @@ public class SendService {
             metrics.outcome(in.queue(), JobState.sent_to_provider.name());
             return;
         }
-        Failure failure = classifier.classify(response);
+        // by the table and profile of the instance that answered, not of the active provider of its kind
+        Failure failure = classifier.classify(response, provider.mappingTable(), provider.mappingProfile());
         if (failure.failureClass() == FailureClass.THROTTLED) {
             rateLimiter.onThrottle();
         }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * open at most one probe per breaker delay reaches the dead port.
  *
  * <p>Sizes: {@code mailroom.it.outage-seconds} / {@code mailroom.it.outage-jobs} (pom properties
- * {@code it.outage-seconds}, {@code it.outage-jobs}); the issue's scenario is 600 s and 2,000 jobs.
+ * {@code it.outage-seconds}, {@code it.outage-jobs}); the full scenario (the build's) is 600 s and 2,000 jobs.
  */
 @Tag("breakers")
 class BreakerOutageIT {

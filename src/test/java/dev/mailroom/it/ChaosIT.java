@@ -47,7 +47,7 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The chaos suite (issue 12, "Build" 5): the production shape started once — a replicated Artemis pair made by
+ * The chaos suite (README "Chaos suite"): the production shape started once — a replicated Artemis pair made by
  * server-config/artemis, PostgreSQL, a loopback SMTP relay, and two WildFly nodes configured by configure.sh with
  * {@code MAILROOM_BROKER_URL} against that pair and that database (node ids {@code node-a}, {@code node-b}) —
  * then the faults in sequence, each with a bounded load, counted at the SMTP server and in the database after
@@ -58,7 +58,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * <p>Sizes are system properties (pom properties {@code chaos.*}): the pom's defaults are the CI sizes that
  * {@code mvn verify} runs (kill -9 x3 during 1,500 jobs, 1,000 poison among 150 good, 1,000 fuzzed, PostgreSQL down
  * 60 s and the relay down 60 s under 500 jobs each, a 100-job redrive, the broker fail-over and back under 500 jobs);
- * {@code bash chaos/run.sh} runs the issue's sizes (Maven profile {@code chaos-full}). The poison flood runs beside
+ * {@code bash chaos/run.sh} runs the full sizes (Maven profile {@code chaos-full}). The poison flood runs beside
  * the kill -9 run (its own queue, its own report line): the kills are bound by boot times, the flood by the
  * consumers, so together they cost the time of one. The broker scenario fails over to the backup and back again, so
  * the pair is whole after it as before. Each scenario logs its wall time, the CPU seconds every process of the

@@ -234,7 +234,7 @@ class ConsoleBrowserIT {
     }
 
     /**
-     * Issue 14 items 6 and 7: the dashboard shows a new dead letter by itself (no reload: a marker set on the page
+     * The dashboard shows a new dead letter by itself (no reload: a marker set on the page
      * survives), with its provider answer in the last hour's failures, in a chart whose range is in the URL; its bar
      * opens the dead-letter list of exactly its time bucket.
      */
@@ -309,7 +309,7 @@ class ConsoleBrowserIT {
                 .containsExactlyInAnyOrderElementsOf(inBucket);
     }
 
-    /** Issue 14 item 6: Pause then Resume from the dashboard; the badge changes and the API agrees each time. */
+    /** Pause then Resume from the dashboard; the badge changes and the API agrees each time. */
     @Test
     void anOperatorPausesAndResumesAQueueFromTheDashboard() {
         String bulk = "mail.send.bulk";
@@ -397,7 +397,7 @@ class ConsoleBrowserIT {
     }
 
     /**
-     * Item 2 of issue 14: two failure groups that differ only in their error text are two objects; opening one
+     * Two failure groups that differ only in their error text are two objects; opening one
      * lists exactly its dead letters (by its fingerprint, not only its reason), and a plan of it has exactly them.
      */
     @Test
@@ -831,7 +831,7 @@ class ConsoleBrowserIT {
     }
 
     /**
-     * Issue 11's Jobs page walked whole: support searches by recipient, opens the job that bounced and reads the
+     * The Jobs page walked whole: support searches by recipient, opens the job that bounced and reads the
      * provider's bounce on its timeline, then opens the next job to that recipient and sees why it was not mailed:
      * the suppression entry, its reason, the provider event and the job that caused it, and that it still holds
      * (the other recipient of that job was mailed).

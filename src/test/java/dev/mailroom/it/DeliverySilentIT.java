@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 11 §4 with the movable clock (no sleeping): a job still {@code sent_to_provider} more than the
+ * The delivery watch with the movable clock (no sleeping): a job still {@code sent_to_provider} more than the
  * provider's limit (2 hours) after its send, without any provider event, raises a DeliverySilent alert and
  * counts in {@code mailroom_reconcile_silent_total}; it stays {@code sent_to_provider} (never assumed
  * failed). A job the provider spoke of raises nothing.

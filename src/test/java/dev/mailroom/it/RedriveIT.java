@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Redrive on the real server (issue 5): jobs dead-letter during an SMTP outage on mail.send.bulk, then
+ * Redrive on the real server: jobs dead-letter during an SMTP outage on mail.send.bulk, then
  * a plan for the outage window replays them: sample, wait, rest at the set rate, each mail once.
  */
 @Tag("redrive")

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Stop the line (issue 10, items 3-5) on the real server: revoked credentials pause the queue and a probe
+ * Stop the line on the real server: revoked credentials pause the queue and a probe
  * resumes it once they work; a burst of systemic-looking dead letters trips the dead-letter-rate breaker and a
  * burst of poison does not; a 60 s PostgreSQL outage under load ends in sends, not in dead letters.
  * The first two run on H2 only, the outage on PostgreSQL only (one boot each, in the existing executions).

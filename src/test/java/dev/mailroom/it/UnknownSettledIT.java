@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 11 §4 on the real server (H2 and PostgreSQL): a job that ended {@code unknown} (the relay took the
+ * An unknown send settled by its events on the real server (H2 and PostgreSQL): a job that ended {@code unknown} (the relay took the
  * mail but answered after the read timeout, as in {@link UnknownSendSmtpIT}) is settled by the provider's
  * signed delivered event, matched by the job's message_id: delivered, with the settling on its timeline.
  */

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The issue's proof (issue 11 "Done when"): 10,000 signed webhook calls for 2,000 jobs (two recipients each),
+ * The reconciliation proof: 10,000 signed webhook calls for 2,000 jobs (two recipients each),
  * posted by several threads in random order, 10 % of them duplicates (half exact replays of a call, half the
  * same event under a new delivery id, as a provider re-sending it) and 5 % before their job exists. Afterwards
  * every job is in the state its events imply (counted per state), no event is lost (each stored one is on its

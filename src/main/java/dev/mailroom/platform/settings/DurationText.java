@@ -1,4 +1,4 @@
-package dev.mailroom.recoverability;
+package dev.mailroom.platform.settings;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -8,8 +8,18 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Durations as operators write them in configuration: {@code 500ms}, {@code 5s}, {@code 15m}, {@code 1h}, {@code 2d}, or ISO-8601. */
+/**
+ * The one duration syntax of Mailroom's settings: {@code 500ms}, {@code 5s}, {@code 15m}, {@code 1h}, {@code 2d}, or
+ * ISO-8601 ({@code PT5S}, {@code P3D}). Every duration setting is read through this class, directly or through
+ * {@link DurationConverter} for {@code @ConfigProperty Duration} fields.
+ */
 public final class DurationText {
+
+    /** What {@link #parse} accepts, in the words an error message uses. */
+    public static final String SYNTAX = "a duration such as 500ms, 5s, 15m, 1h, 2d or ISO-8601 PT5S, P3D";
+    /** What {@link #parseList} accepts. */
+    public static final String LIST_SYNTAX = "a comma-separated list of positive durations such as 5s,15s,30s"
+            + " (500ms, 15m, 1h, 2d or ISO-8601 PT5S also accepted)";
 
     private static final Pattern SHORT = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h|d)");
 
@@ -33,7 +43,7 @@ public final class DurationText {
         try {
             return Duration.parse(t.toUpperCase(Locale.ROOT));
         } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException("'" + text + "' is not a duration (500ms, 5s, 15m, 1h, 2d or ISO-8601 PT5S)");
+            throw new IllegalArgumentException("'" + text + "' is not " + SYNTAX);
         }
     }
 
