@@ -53,7 +53,7 @@ public class Redrives {
     double rate;
     @Inject
     @ConfigProperty(name = "mailroom.redrive.sample-timeout", defaultValue = "PT2M")
-    String sampleTimeout;
+    Duration sampleTimeout;
     /** A dead letter replayed this many times and failed each time is left to a person (edit or discard). */
     @Inject
     @ConfigProperty(name = "mailroom.redrive.max-laps", defaultValue = "3")
@@ -63,7 +63,7 @@ public class Redrives {
     public RedriveRecord plan(RedriveRequest request, String actor) {
         Redrive.Action action = RedriveRules.validate(request, config.queues());
         RedriveRecord.Options options = RedriveRules.options(request, new RedriveRules.Defaults(sampleSize,
-                sampleRate, rate, Duration.parse(sampleTimeout)));
+                sampleRate, rate, sampleTimeout));
         DeadLetterFilter f = request.filter();
         List<DeadLetterQueries.Candidate> matched = deadLetters.matching(f, 4 * RedriveRules.MAX_COHORT);
         Map<String, Long> excluded = new LinkedHashMap<>();
