@@ -63,10 +63,10 @@ final class AlertConfig {
 
     /** An absolute http or https URL. */
     Optional<java.net.URI> httpUrl(String key) {
-        return settings.find(key).map(v -> v.as(AlertConfig::httpUrl, "an http(s) URL with a host"));
+        return settings.find(key).map(v -> v.as(AlertConfig::parseHttpUrl, "an http(s) URL with a host"));
     }
 
-    private static java.net.URI httpUrl(String text) {
+    private static java.net.URI parseHttpUrl(String text) {
         java.net.URI u = java.net.URI.create(text);
         String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
         if (!(scheme.equals("http") || scheme.equals("https")) || u.getHost() == null) {
