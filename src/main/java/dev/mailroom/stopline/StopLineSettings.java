@@ -16,6 +16,8 @@ import org.eclipse.microprofile.config.Config;
  * <pre>
  * mailroom.stop-the-line.probe-interval = PT10S   one probe (a provider call with the queue's head job) per interval
  * mailroom.stop-the-line.put-back       = PT1S    how long a job met by a stopped line waits on the broker
+ * mailroom.stop-the-line.same-outage    = PT10M   a stop this soon after a restart that did not prove the outage
+ *                                                 over (an operator's resume, a breaker half-open) continues it
  * mailroom.stop-the-line.dead-letter-rate.(queue|default).enabled / .activation-threshold / .trip-threshold
  *                                       / .window / .restart-after / .reasons
  * mailroom.providers.(queue)            the queue's provider chain (else mailroom.provider)
@@ -39,6 +41,15 @@ public class StopLineSettings {
     public Duration putBack() {
         Duration d = duration(PREFIX + "put-back", Duration.ofSeconds(1));
         return d.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : d;
+    }
+
+    /** A stop this soon after a trial restart, with no call accepted since, continues the same outage. */
+    public Duration sameOutage() {
+        Duration d = duration(PREFIX + "same-outage", Duration.ofMinutes(10));
+        if (d.isNegative()) {
+            throw new IllegalArgumentException(PREFIX + "same-outage must not be negative, not " + d);
+        }
+        return d;
     }
 
     /** The dead-letter-rate breaker's settings for {@code queue}, or empty when it is disabled there. */
