@@ -194,7 +194,7 @@ public class SendService {
                     + (response.enhancedCode() == null ? "" : " " + response.enhancedCode()), in.queue(),
                     job.messageId(), clock.instant()));
         }
-        boolean breakerOpen = breakers.record(guarded, response.status(), failure.failureClass(), describe(response));
+        boolean breakerOpen = breakers.record(guarded, response.status(), failure.failureClass(), response.summary());
         ProviderRouting.AfterFailure after = ProviderRouting.afterFailure(response.status(), failure.failureClass(),
                 passedPointOfNoReturn.get(), breakers.nextAfter(in.queue(), provider.name(), in.refusedBy()),
                 breakerOpen, breakers.waitFor(guarded));
@@ -280,10 +280,6 @@ public class SendService {
         recordFailure(plan, proceed, response, failure, action);
         executor.carryOut(in, proceed, failure, action, null);
         metrics.outcome(in.queue(), outcomeOf(action));
-    }
-
-    private static String describe(ProviderResponse r) {
-        return (r.code() == null ? "" : r.code() + " ") + (r.text() == null ? String.valueOf(r.errorType()) : r.text());
     }
 
     private RecoveryAction decideAndCarryOut(Incoming in, MailProvider provider, TransactionPlan plan,
