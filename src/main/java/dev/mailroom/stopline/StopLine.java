@@ -140,9 +140,14 @@ public class StopLine {
 
     /** An operator stops the queue's consumers: recorded (reason {@code operator}) and carried out at once. */
     public ConsumerControl.QueueConsumers pauseByOperator(String queue, String actor) {
+        return pauseByOperator(queue, actor, null);
+    }
+
+    /** As {@link #pauseByOperator(String, String)}, with the operator's reason kept in the record ({@code why} may be null). */
+    public ConsumerControl.QueueConsumers pauseByOperator(String queue, String actor, String why) {
         consumers.state(queue); // a queue that is not a send queue is refused before anything is recorded
         synchronized (lock("switch " + queue)) { // never interleaved with the probe's reconciliation
-            signal(queue, new LineSignal.OperatorPaused(actor == null || actor.isBlank() ? "(unknown)" : actor));
+            signal(queue, new LineSignal.OperatorPaused(actor == null || actor.isBlank() ? "(unknown)" : actor, why));
             return consumers.pause(queue, actor);
         }
     }

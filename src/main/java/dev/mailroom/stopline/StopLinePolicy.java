@@ -51,7 +51,8 @@ public final class StopLinePolicy {
             return r == null ? new Keep() : new Resume("resumed by " + o.actor(), false);
         }
         if (signal instanceof OperatorPaused o) {
-            return r == PauseReason.OPERATOR ? new Keep() : new Pause(PauseReason.OPERATOR, "paused by " + o.actor());
+            return r == PauseReason.OPERATOR ? new Keep() : new Pause(PauseReason.OPERATOR,
+                    "paused by " + o.actor() + (o.why() == null ? "" : ": " + o.why()));
         }
         if (r == null) {
             return whenRunning(signal);

@@ -149,6 +149,14 @@ class StopLinePolicyTest {
         assertThat(((LineDecision.Pause) d).detail()).isEqualTo("smtp: 535 5.7.8 bad credentials");
     }
 
+    @Test
+    void anOperatorsPauseKeepsTheirReason() {
+        LineDecision d = StopLinePolicy.decide(LineState.RUNNING, new OperatorPaused("ann", "  relay maintenance "));
+        assertThat(((LineDecision.Pause) d).detail()).isEqualTo("paused by ann: relay maintenance");
+        d = StopLinePolicy.decide(LineState.RUNNING, new OperatorPaused("ann", " "));
+        assertThat(((LineDecision.Pause) d).detail()).isEqualTo("paused by ann");
+    }
+
     @ParameterizedTest
     @EnumSource(FailureClass.class)
     void onlyASystemicAnswerStopsARunningLine(FailureClass c) {

@@ -10,6 +10,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -58,6 +59,8 @@ public class QueueResource {
                             Double sentPerMinute, Long acceptedLastHour,
                             Long failedLastHour, Map<String, Long> failedLastHourByClass) { }
 
+    static final int MAX_REASON = 500;
+
     @Inject
     MailroomConfig config;
     @Inject
@@ -98,11 +101,18 @@ public class QueueResource {
         }
     }
 
-    /** Stops the queue's consumers on this node: its messages stay on the broker until resumed. */
+    /**
+     * Stops the queue's consumers: its messages stay on the broker until resumed. {@code reason} (optional, at
+     * most 500 characters) is kept with the pause: "paused by ann: provider maintenance".
+     */
     @POST
     @Path("/{queue}/pause")
-    public ConsumerControl.QueueConsumers pause(@PathParam("queue") String queue) {
-        return stopLine.pauseByOperator(queue, actor());
+    public Response pause(@PathParam("queue") String queue, @QueryParam("reason") String reason) {
+        if (reason != null && reason.length() > MAX_REASON) {
+            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_request",
+                    "reason is at most " + MAX_REASON + " characters");
+        }
+        return Response.ok(stopLine.pauseByOperator(queue, actor(), reason)).build();
     }
 
     @POST
