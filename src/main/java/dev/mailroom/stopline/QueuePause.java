@@ -6,7 +6,7 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import java.time.Instant;
 
-/** A stopped line and its outage as recorded in {@code queue_pause} (V11, V18), so a pause outlives a restart. */
+/** A stopped line and its outage as recorded in {@code queue_pause} (V11, V22), so a pause outlives a restart. */
 @Entity
 @Table(name = "queue_pause")
 public class QueuePause {
