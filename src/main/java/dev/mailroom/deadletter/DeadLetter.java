@@ -117,7 +117,7 @@ public class DeadLetter {
         this.reason = e.reason();
         this.failureClass = e.failureClass();
         this.error = e.error();
-        this.errorFingerprint = ErrorFingerprint.of(e.error());
+        this.errorFingerprint = ErrorFingerprint.of(e.failureClass(), e.errorType(), e.error());
         this.errorType = e.errorType();
         this.payload = storedPayload;
         this.payloadSize = payloadSize;

@@ -154,6 +154,32 @@ public final class RedriveRules {
         return published.stream().allMatch(o -> Outcomes.FINAL.contains(o.outcome()));
     }
 
+    /** Where a sample stands: {@link Passed}, {@link Failed} or {@link Undecided} yet. */
+    public sealed interface SampleVerdict permits Passed, Failed, Undecided { }
+
+    /** Every sample entry was published and settled without a failure: the rest may follow. */
+    public record Passed(int entries) implements SampleVerdict { }
+
+    /** The sample cannot pass any more: stop the run, whether or not the rest of the sample was sent. */
+    public record Failed(String reason) implements SampleVerdict { }
+
+    /** Nothing failed so far, and entries are still to be published or still on their way. */
+    public record Undecided() implements SampleVerdict { }
+
+    /**
+     * The sample's verdict from what is known of its published entries so far ({@code allPublished}: the sample
+     * phase has published all it will). A sample passes only if none of its entries fails ({@link #stopReason}), so
+     * the first failure decides it: publishing the rest of the sample would send mail that can no longer change the
+     * verdict, and the run stops there.
+     */
+    public static SampleVerdict sample(List<Observed> published, boolean allPublished) {
+        String failed = stopReason(published);
+        if (failed != null) {
+            return new Failed("the sample failed: " + failed);
+        }
+        return allPublished && settled(published) ? new Passed(published.size()) : new Undecided();
+    }
+
     /** The outcomes of a record entry (the wire names). */
     public static final class Outcomes {
         public static final String SENT = "sent";

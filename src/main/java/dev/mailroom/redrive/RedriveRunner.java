@@ -107,18 +107,30 @@ public class RedriveRunner {
             // changing the same dead-letter count rows) it sent nothing, and runs again rather than stop the run
             long entry = pending.get(i);
             DatabaseFailures.rerunDeadlockVictims(Redrives.DEADLOCK_ATTEMPTS, () -> steps.publish(id, entry, actor));
-            if ("remainder".equals(name) && !clock.instant().isBefore(nextCheck)) {
-                stop = RedriveRules.stopReason(records.observed(id, null, settled));
+            if (!clock.instant().isBefore(nextCheck)) {
+                stop = stopWhilePublishing(id, name, settled);
                 nextCheck = clock.instant().plus(CHECK_EVERY);
             }
         }
         if (stop == null && "remainder".equals(name)) {
-            stop = RedriveRules.stopReason(records.observed(id, null, settled));
+            stop = stopWhilePublishing(id, name, settled);
         }
         phases.set(phases.size() - 1, new RedriveRecord.Phase(label, start, clock.instant(), pending.size(),
                 stop == null ? "published" : "stopped: " + stop));
         steps.phases(id, RedriveRecords.write(phases));
         return "abandoned".equals(stop) ? null : stop;
+    }
+
+    /**
+     * Why the phase must stop now, or null: the sample as soon as it cannot pass any more
+     * ({@link RedriveRules#sample}), the remainder at the run's stop rule over all it published.
+     */
+    private String stopWhilePublishing(String id, String phase, Map<Long, RedriveRules.Observed> settled) {
+        if ("sample".equals(phase)) {
+            return RedriveRules.sample(records.observed(id, phase, settled), false)
+                    instanceof RedriveRules.Failed failed ? failed.reason() : null;
+        }
+        return RedriveRules.stopReason(records.observed(id, null, settled));
     }
 
     /** Waits until every sample entry has its outcome; returns why the run must stop, or null to go on. */
@@ -134,14 +146,16 @@ public class RedriveRunner {
         List<RedriveRules.Observed> sample;
         while (true) {
             sample = records.observed(id, "sample", settled);
-            stop = RedriveRules.stopReason(sample);
-            if (stop != null) {
-                stop = "the sample failed: " + stop;
+            RedriveRules.SampleVerdict verdict = RedriveRules.sample(sample, true);
+            if (verdict instanceof RedriveRules.Failed failed) {
+                stop = failed.reason();
                 result = stop;
                 break;
             }
-            if (RedriveRules.settled(sample)) {
-                result = "passed: " + sample.size() + " of " + sample.size() + " sample jobs settled without a failure";
+            if (verdict instanceof RedriveRules.Passed passed) {
+                stop = null;
+                result = "passed: " + passed.entries() + " of " + passed.entries()
+                        + " sample jobs settled without a failure";
                 break;
             }
             if (!clock.instant().isBefore(deadline)) {

@@ -13,8 +13,18 @@ class ErrorFingerprintTest {
 
     static Stream<Arguments> rows() {
         return Stream.of(
-                Arguments.of("numbers", "552 mailbox full after 3 tries", "<n> mailbox full after <n> tries"),
-                Arguments.of("address", "550 <alice.b+tag@mail.example.com> unknown", "<n> <<address>> unknown"),
+                Arguments.of("numbers", "mailbox full after 3 tries (size 52)", "mailbox full after <n> tries (size <n>)"),
+                Arguments.of("reply code at the start stays", "552 mailbox full after 3 tries", "552 mailbox full after <n> tries"),
+                Arguments.of("address", "550 <alice.b+tag@mail.example.com> unknown", "550 <<address>> unknown"),
+                Arguments.of("reply and enhanced code stay", "550 5.7.1 Message refused by policy 42",
+                        "550 5.7.1 Message refused by policy <n>"),
+                Arguments.of("multiline reply code stays", "550-5.7.1 refused", "550-5.7.1 refused"),
+                Arguments.of("codes after a provider's prefix stay", "smtp said 421 4.7.0 try again in 30 s",
+                        "smtp said 421 4.7.0 try again in <n> s"),
+                Arguments.of("enhanced code alone stays", "rejected (5.1.1) for 3 recipients", "rejected (5.1.1) for <n> recipients"),
+                Arguments.of("a bare three-digit number mid-text is a number", "retry in 300 seconds", "retry in <n> seconds"),
+                Arguments.of("an IP address is not an enhanced code", "connect to 10.4.5.7 failed", "connect to <n>.<n>.<n>.<n> failed"),
+                Arguments.of("a version is not an enhanced code", "client 2.4.10.1 refused", "client <n>.<n>.<n>.<n> refused"),
                 Arguments.of("uuid", "job 3f1c2d4e-1111-2222-3333-444455556666 failed", "job <id> failed"),
                 Arguments.of("long hex id", "provider id 0af3c9e2b7d14e6a9c01 rejected", "provider id <id> rejected"),
                 Arguments.of("ISO timestamp", "timeout at 2026-11-30T09:12:44.123Z", "timeout at <time>"),
@@ -34,6 +44,32 @@ class ErrorFingerprintTest {
     @MethodSource("rows")
     void normalises(String what, String error, String fingerprint) {
         assertThat(ErrorFingerprint.of(error)).isEqualTo(fingerprint);
+    }
+
+    static Stream<Arguments> letters() {
+        return Stream.of(
+                Arguments.of("poison groups by its error type", "poison", "not_json",
+                        "not JSON: Unexpected character ('x' (code 120)) at line 1, column 2", "not_json"),
+                Arguments.of("another not_json text, the same group", "poison", "not_json", "empty body", "not_json"),
+                Arguments.of("poison of another type", "poison", "schema_violation", "/to: required", "schema_violation"),
+                Arguments.of("poison without an error type: its error", "poison", null, "empty body", "empty body"),
+                Arguments.of("poison with a blank error type: its error", "poison", " ", "empty body", "empty body"),
+                Arguments.of("other classes: the error's fingerprint", "content_policy", "smtp",
+                        "550 5.7.1 Message refused <a@b.c>", "550 5.7.1 Message refused <<address>>"),
+                Arguments.of("no class: the error's fingerprint", null, "not_json", "empty body", "empty body"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("letters")
+    void fingerprintsADeadLetter(String what, String failureClass, String errorType, String error, String fingerprint) {
+        assertThat(ErrorFingerprint.of(failureClass, errorType, error)).isEqualTo(fingerprint);
+    }
+
+    @Test
+    void fourNotJsonLettersAreOneGroup() {
+        assertThat(Stream.of("empty body", "no JSON value in the body", "expected one JSON object, found array",
+                        "not JSON: Unrecognized token 'abc': was expecting (JSON String, Number) at line 1, column 4")
+                .map(error -> ErrorFingerprint.of("poison", "not_json", error)).distinct()).containsExactly("not_json");
     }
 
     @Test

@@ -139,6 +139,36 @@ class RedriveRulesTest {
         assertThat(RedriveRules.settled(List.of(new RedriveRules.Observed("bounced_permanent", 0)))).isTrue();
     }
 
+    /**
+     * The sample's verdict, one row per situation: published outcomes so far (outcome:failed calls, space
+     * separated), whether the sample phase has published all it will, and the verdict. The first failure decides
+     * it, with entries still unsent: the rest of the sample could not make it pass.
+     */
+    @ParameterizedTest(name = "{0} (all published: {1}) -> {2}")
+    @CsvSource(delimiter = '|', value = {
+            "''                                      | false | undecided",
+            "''                                      | true  | passed: 0",
+            "sent:0                                  | false | undecided",
+            "sent:0 sent:0                           | true  | passed: 2",
+            "sent:0 published:0                      | true  | undecided",
+            "sent:0 duplicate_suppressed:0 suppressed:0 | true | passed: 3",
+            "dead_lettered_again:1                   | false | the sample failed: 1 of 1 replayed jobs dead-lettered again",
+            "sent:0 dead_lettered_again:2 published:0 | false | the sample failed: 1 of 3 replayed jobs dead-lettered again",
+            "published:1                             | false | the sample failed: 1 provider call failed for 1 of 1 replayed jobs",
+            "sent:0 sent:0 published:2               | true  | the sample failed: 2 provider calls failed for 1 of 3 replayed jobs",
+            "bounced_permanent:0 unknown:0           | true  | passed: 2",
+    })
+    void aSampleFailsAtItsFirstFailureAndPassesOnlyWhenAllSettledCleanly(String observed, boolean allPublished,
+                                                                          String verdict) {
+        List<RedriveRules.Observed> published = observed == null || observed.isBlank() ? List.of() : java.util.Arrays.stream(observed.trim()
+                        .split("\\s+")).map(o -> o.split(":"))
+                .map(o -> new RedriveRules.Observed(o[0], Integer.parseInt(o[1]))).toList();
+        RedriveRules.SampleVerdict v = RedriveRules.sample(published, allPublished);
+        String text = v instanceof RedriveRules.Passed p ? "passed: " + p.entries()
+                : v instanceof RedriveRules.Failed f ? f.reason() : "undecided";
+        assertThat(text).isEqualTo(verdict);
+    }
+
     @ParameterizedTest
     @CsvSource({
             "sent_to_provider, false, sent",
