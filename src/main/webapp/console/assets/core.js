@@ -158,15 +158,17 @@ export function actionAttrs(attrs) {
  * Test ids: {@code <name>-button} opens, {@code <name>-reason}, {@code <name>-confirm}, {@code <name>-cancel},
  * {@code <name>-panel}, {@code <name>-error}.
  */
+let confirmIds = 0;
 export function confirmAction({name, label, question, confirmLabel, placeholder, reasonRequired = true,
   buttonClass = 'secondary', title, onConfirm}) {
-  const reason = h('input', {id: `${name}-reason`, testid: `${name}-reason`, class: 'confirm-reason',
+  const id = `${name}-reason-${++confirmIds}`; // one per panel: a page may hold several (one per queue card)
+  const reason = h('input', {id, testid: `${name}-reason`, class: 'confirm-reason',
     placeholder: placeholder || (reasonRequired ? 'why (required, kept with the record)' : 'why (optional)')});
   const error = h('span', {class: 'error', testid: `${name}-error`, role: 'alert'});
   const confirm = h('button', {type: 'button', class: 'danger', testid: `${name}-confirm`}, confirmLabel);
   const cancel = h('button', {type: 'button', class: 'secondary', testid: `${name}-cancel`}, 'Cancel');
   const panel = h('div', {class: 'confirm-panel', testid: `${name}-panel`, role: 'group', 'aria-label': question},
-    h('label', {for: `${name}-reason`}, question), reason, ' ', confirm, ' ', cancel, ' ', error);
+    h('label', {for: id}, question), reason, ' ', confirm, ' ', cancel, ' ', error);
   panel.hidden = true;
   const open = h('button', actionAttrs({type: 'button', class: buttonClass, testid: `${name}-button`, title,
     'aria-expanded': 'false'}), label);
@@ -196,7 +198,8 @@ export function confirmAction({name, label, question, confirmLabel, placeholder,
       reason.focus();
       return;
     }
-    error.textContent = '';
+    // closed before it runs: what it does (a repaint, an error shown by the page) is no longer this panel's
+    close();
     confirm.disabled = true;
     try { await onConfirm(why); } finally { confirm.disabled = false; }
   });
