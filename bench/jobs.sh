@@ -8,6 +8,7 @@
 # REST API of Mailroom on WildFly pointed at that database (BENCH_JAVA_OPTS=-Dbench.api=false: SQL only).
 # Rounds, runs and warm-up: -Dbench.rounds (3), -Dbench.runs (10), -Dbench.warmup (5) in BENCH_JAVA_OPTS.
 # Build and port options as deadletters.sh (BENCH_SKIP_BUILD, BENCH_BUILD_DIR, BENCH_PORT_OFFSET).
+# The person search ("alice", a part of her address) must find exactly her two jobs, else the bench breaks.
 # Results: <build dir>/bench-jobs-work/results.md. Exit 0 when every search answered, 2 when the bench broke.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"

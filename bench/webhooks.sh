@@ -3,7 +3,7 @@
 #
 #   bash bench/webhooks.sh [EVENTS [JOBS]]     # default 10000 webhook calls for 2000 jobs
 #
-# Runs the integration test dev.mailroom.it.WebhookProofIT (failsafe execution it-h2: real WildFly, H2, the loopback
+# Runs the integration test dev.mailroom.it.reconcile.WebhookProofIT (failsafe execution it-h2: real WildFly, H2, the loopback
 # SMTP relay, Svix-signed calls to the generic webhook profile, 8 posting threads) with the given sizes, and prints
 # its PROOF lines: calls posted per second, the answers (stored / duplicate), the reconciliation lag p50/p99/max
 # (received -> applied, from the inbox's own timestamps), and the final job states expected vs found.

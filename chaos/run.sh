@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The chaos suite at the sizes, one command (README "Running in production", "Chaos suite"):
+# The chaos suite at its full sizes, one command (README "Running in production", "Chaos suite"):
 #
 #   bash chaos/run.sh [extra mvn options]     # e.g. -Dchaos.relay-outage-seconds=30 for a quick look
 #
-# Runs the failsafe execution it-chaos alone (dev.mailroom.it.ChaosIT: a replicated Artemis pair, PostgreSQL, a
+# Runs the failsafe execution it-chaos alone (dev.mailroom.it.topology.ChaosIT: a replicated Artemis pair, PostgreSQL, a
 # loopback SMTP relay and two WildFly nodes on the remote broker, started once; then kill -9 x10 during a 10,000-job
 # run, a flood of 10,000 poison among 1,000 good jobs, 1,000 fuzzed jobs, PostgreSQL down 60 s, the relay down 5 min,
 # a 200-job redrive killed mid-run, the primary broker killed and back), prints the report table and leaves

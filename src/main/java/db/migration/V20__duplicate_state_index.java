@@ -13,7 +13,7 @@ import org.flywaydb.core.api.migration.Context;
  * On PostgreSQL it stays: there the single-column index is deduplicated (7 MB against 46-82 MB for
  * {@code (state, id)} at a million jobs) and reads a rare state 2-3 times faster (the delivery watch's
  * {@code sent_to_provider} once webhooks have moved most jobs on, a job search by state and tenant), so the longer
- * index does not serve those as well (bench/README.md, "Where a job's CPU goes", third pass). A Java migration
+ * index does not serve those as well (bench/README.md, "Where a job's CPU goes"). A Java migration
  * because the two databases need different statements.
  */
 public class V20__duplicate_state_index extends BaseJavaMigration {

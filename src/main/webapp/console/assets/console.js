@@ -5,6 +5,7 @@
 //   #/groups                open failure groups
 //   #/jobs?...              find jobs (recipient, ids, campaign, tenant, state, time)
 //   #/jobs/{message_id}?queue=&list=   one job: state, attempts, timeline, recipients' delivery state
+//   #/waiting?queue=        the jobs waiting on the broker for a queue (browsed, never taken)
 //   #/redrives              recent redrives
 //   #/redrives/new?...      plan a redrive (dry run)
 //   #/redrives/{id}         review a plan, run it, watch it, read its recovery record
@@ -18,7 +19,7 @@ import {dashboard} from './dashboard.js';
 import {deadLetterList, deadLetterDetail} from './deadletters.js';
 import {redriveList, redrivePlanForm, redrivePage} from './redrives.js';
 import {groupList} from './groups.js';
-import {jobList, jobPage} from './jobs.js';
+import {jobList, jobPage, waitingList} from './jobs.js';
 import {suppressionList} from './suppressions.js';
 
 // ------------------------------------------------------------------ routing
@@ -40,6 +41,7 @@ async function route() {
     if (parts[0] === 'groups' && parts.length === 1) return await groupList(params, seq);
     if (parts[0] === 'jobs' && parts.length === 1) return await jobList(params, seq);
     if (parts[0] === 'jobs' && parts.length === 2) return await jobPage(decodeURIComponent(parts[1]), params, seq);
+    if (parts[0] === 'waiting' && parts.length === 1) return await waitingList(params, seq);
     if (parts[0] === 'redrives' && parts.length === 1) return await redriveList(seq);
     if (parts[0] === 'redrives' && parts[1] === 'new') return await redrivePlanForm(params, seq);
     if (parts[0] === 'redrives' && parts.length === 2) return await redrivePage(parts[1], seq);

@@ -119,11 +119,11 @@ export function columnName(key) {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** A table cell for a value of a generic record: times through {@link when}, objects as JSON. */
+/** A table cell for a value of a generic record: times ("at", "startedAt", "failed_at") through {@link when}, objects as JSON. */
 export function attemptCell(key, value) {
   if (value === null || value === undefined) return '—';
   if (typeof value === 'object') return JSON.stringify(value);
-  if (/(At|_at)$/.test(key) && typeof value === 'string') return when(value);
+  if (/(^at|At|_at)$/.test(key) && typeof value === 'string') return when(value);
   return value;
 }
 export const statusBadge = (s, testid) => h('span', {class: `status status-${s}`, testid}, s ?? '—');

@@ -6,7 +6,7 @@ import {h, render, when, statusBadge, kvTable, table, get, query, filterForm, go
 export const JOB_STATES = ['received', 'sending', 'retry_scheduled', 'sent_to_provider', 'delivered', 'bounced',
   'complained', 'bounced_permanent', 'dead_lettered', 'discarded', 'duplicate_suppressed', 'suppressed', 'unknown'];
 export const JOB_FILTERS = [
-  ['recipient', 'Recipient (alice@example.com, alice* or @example.com)', 'text'], ['message_id', 'Message id', 'text'],
+  ['recipient', 'Recipient (alice@example.com, @example.com, alice* or any part: alice)', 'text'], ['message_id', 'Message id', 'text'],
   ['idempotency_key', 'Idempotency key', 'text'], ['campaign_id', 'Campaign', 'text'], ['tenant', 'Tenant', 'text'],
   ['state', 'State', JOB_STATES], ['from', 'Received from (ISO instant, e.g. 2026-11-29T10:00:00Z)', 'text'],
   ['to', 'Received before (ISO instant)', 'text'],
@@ -26,26 +26,30 @@ export async function jobList(params, seq) {
   const title = h('h1', {}, 'Jobs');
   const hint = h('p', {class: 'hint'}, 'Newest first. Search by recipient, id, campaign, tenant, state or time, then open a job ',
     'to see its attempts, its timeline with delivery events, and each recipient\'s delivery state.');
+  // the queues' figures come beside the search, never before it: the page says "Searching…" at once
+  const waitingLoad = waitingLinks();
+  let waiting = null;
   const searched = JOB_FILTERS.some(([n]) => filters[n]);
   if (!searched) {
-    render(seq, title, hint, form, h('p', {class: 'muted', testid: 'job-count'}, 'Showing the newest jobs; search to narrow.'));
+    render(seq, title, hint, waiting, form, h('p', {class: 'muted', testid: 'job-count'}, 'Showing the newest jobs; search to narrow.'));
   } else {
-    render(seq, title, hint, form, h('p', {class: 'muted'}, 'Searching…'));
+    render(seq, title, hint, waiting, form, h('p', {class: 'muted'}, 'Searching…'));
   }
   let page;
   try {
-    page = await get('/jobs' + query({...filters, cursor: params.cursor, limit: 50}));
+    [page, waiting] = await Promise.all([get('/jobs' + query({...filters, cursor: params.cursor, limit: 50})), waitingLoad]);
   } catch (e) {
     if (e.status !== 400) throw e;
+    waiting = await waitingLoad;
     // a bad value is the form's problem, not the page's: say which field next to the form
-    return render(seq, title, hint, form, errorBox(e, 'job-search-error'));
+    return render(seq, title, hint, waiting, form, errorBox(e, 'job-search-error'));
   }
   const list = query({...filters, cursor: params.cursor}).slice(1);
   const rows = page.items.map((j) => ({j, cells: [
     jobLink(j.message_id, j.queue, h('code', {}, j.message_id), list), statusBadge(j.state), j.queue,
     (j.recipients || []).join(', '), j.tenant, j.campaign_id, when(j.received_at), when(j.updated_at)]}));
-  render(seq, title, hint, form,
-    h('p', {testid: 'job-count'}, `${page.items.length} shown${page.next ? ' (more on the next page)' : ''}${params.cursor ? ', continuing an earlier page' : ''}.`),
+  render(seq, title, hint, waiting, form,
+    h('p', {testid: 'job-count', 'data-list': list}, `${page.items.length} shown${page.next ? ' (more on the next page)' : ''}${params.cursor ? ', continuing an earlier page' : ''}.`),
     table(['Message id', 'State', 'Queue', 'Recipients', 'Tenant', 'Campaign', 'Received', 'Last change'], rows, 'job-table',
       (r) => ({testid: 'job-row', 'data-message-id': r.j.message_id, 'data-state': r.j.state, 'data-id': r.j.id})),
     h('div', {class: 'pager'},
@@ -64,35 +68,99 @@ export async function jobPage(messageId, params, seq) {
     return render(seq, back, h('h1', {}, `Job ${messageId}`), errorBox(e, 'job-error'));
   }
   const recipients = j.recipients || [];
+  const attempts = j.attempts || [];
+  const last = attempts[attempts.length - 1];
+  // the provider's answer as it gave it (an SMTP answer already starts with its codes)
+  const refusal = last && last.outcome === 'rejected' ? last.response ?? [last.code, last.enhanced_code].filter(Boolean).join(' ') : null;
   const suppressed = recipients.filter((r) => r.delivery_state === 'suppressed');
   const why = await suppressionsBehind(j, suppressed);
   render(seq, back,
     h('h1', {}, `Job ${j.message_id} `, statusBadge(j.state, 'job-page-state')),
+    h('p', {class: 'lead', testid: 'job-headline'}, j.subject ? `“${j.subject}”` : j.template_id ? `template ${j.template_id}` : '',
+      j.queued_at ? h('span', {class: 'muted'}, ' · queued ', when(j.queued_at)) : ''),
+    (j.dead_letters || []).length ? h('p', {}, 'Dead-lettered: ', deadLetterLinks(j.dead_letters)) : null,
     suppressed.length ? h('p', {class: 'error', testid: 'job-suppressed-note'},
       `Not sent to ${suppressed.map((r) => r.address).join(', ')}: suppressed (see why below).`) : null,
     suppressed.length ? whySuppressed(j, suppressed, why) : null,
     h('section', {class: 'card'}, h('h2', {}, `Recipients (${recipients.length})`),
       table(['Kind', 'Address', 'Delivery state', 'Detail (provider\'s words, or why suppressed)', 'At'],
-        recipients.map((r) => ({r, cells: [r.kind, r.address, statusBadge(r.delivery_state ?? 'not yet known'),
-          r.delivery_detail, when(r.delivery_at)]})), 'job-recipients',
-        (x) => ({testid: 'recipient-row', 'data-address': x.r.address, 'data-delivery-state': x.r.delivery_state ?? ''}))),
+        recipients.map((r) => ({r, cells: [r.kind, r.address, statusBadge(DELIVERY_WORDS[r.delivery] ?? r.delivery, 'recipient-delivery'),
+          r.delivery_detail ?? (r.delivery === 'refused' ? refusal : null), when(r.delivery_at)]})), 'job-recipients',
+        (x) => ({testid: 'recipient-row', 'data-address': x.r.address, 'data-delivery-state': x.r.delivery_state ?? '',
+          'data-delivery': x.r.delivery}))),
     h('section', {class: 'card'}, h('h2', {}, 'Timeline'),
       table(['At', 'Event', 'Detail', 'By'], (j.timeline || []).map((e) => ({e, cells: [when(e.at),
         e.type.startsWith('delivery_') ? h('strong', {}, e.type) : e.type, e.detail, e.actor]})), 'job-timeline',
         (x) => ({testid: 'timeline-row', 'data-type': x.e.type}))),
-    h('section', {class: 'card'}, h('h2', {}, `Attempts (${(j.attempts || []).length})`),
+    h('section', {class: 'card'}, h('h2', {}, `Attempts (${attempts.length})`),
       table(['#', 'Provider', 'Started', 'Finished', 'Outcome', 'Code', 'Enhanced code', 'Provider\'s answer', 'Error type',
-        'Failure class', 'Used a retry', 'Decision'], (j.attempts || []).map((a) => ({cells: [a.number, a.provider,
+        'Failure class', 'Used a retry', 'Decision'], attempts.map((a) => ({a, cells: [a.number, a.provider,
         when(a.started_at), when(a.finished_at), a.outcome, a.code, a.enhanced_code, a.response, a.error_type,
-        a.failure_class, a.consumed_attempt ? 'yes' : 'no', a.decision]})), 'job-attempts')),
+        a.failure_class, a.used_retry ? 'yes' : 'no', a.decision]})), 'job-attempts',
+        (x) => ({testid: 'attempt-row', 'data-used-retry': String(x.a.used_retry)}))),
     h('section', {class: 'card'}, h('h2', {}, 'Job'), kvTable([
       ['State', statusBadge(j.state), 'job-field-state'], ['Queue', j.queue], ['Message id', j.message_id, 'job-field-message-id'],
+      ['Subject', j.subject, 'job-field-subject'], ['Template', j.template_id, 'job-field-template'],
       ['Idempotency key', j.idempotency_key], ['Tenant', j.tenant], ['Campaign', j.campaign_id], ['Category', j.category],
-      ['Provider', j.provider], ['Provider message id', j.provider_message_id], ['Attempts (that used a retry)', j.attempt_count],
-      ['Provider calls', j.provider_calls], ['Trace id', j.trace_id], ['Received', when(j.received_at)],
+      ['Provider', j.provider], ['Provider message id', j.provider_message_id], ['Retries used', j.retries_used, 'job-field-retries-used'],
+      ['Provider calls', j.provider_calls], ['Trace id', j.trace_id],
+      ['Queued (sent by the producer)', when(j.queued_at), 'job-field-queued'],
+      ['Received (taken by Mailroom)', when(j.received_at), 'job-field-received'],
       ['Sent', when(j.sent_at)], ['Last change', when(j.updated_at)], ['Expires (validity window)', when(j.expires_at)],
-      ['Dead letters of this job', h('a', {href: '#/dead-letters' + query({message_id: j.message_id, queue: j.queue})}, 'look for them')],
+      ['Dead letters of this job', deadLetterLinks(j.dead_letters || []), 'job-field-dead-letters'],
     ], 'job-summary')));
+}
+
+/** What the recipients table says for each {@code delivery} the server infers (a recorded state is shown as it is). */
+const DELIVERY_WORDS = {not_sent_yet: 'not sent yet', not_yet_known: 'not yet known', refused: 'refused (not sent)',
+  not_sent: 'not sent', may_have_been_sent: 'may have been sent'};
+
+/** A job's dead letters, newest first, each a link straight to it. */
+function deadLetterLinks(list) {
+  if (!list.length) return h('span', {class: 'muted'}, 'none');
+  return h('span', {}, list.map((d, i) => h('span', {}, i ? ', ' : '',
+    h('a', {href: '#/dead-letters/' + d.id, testid: 'job-dead-letter-link', 'data-id': d.id},
+      `#${d.id} ${d.reason} (${d.status}${d.lap > 1 ? ', lap ' + d.lap : ''})`))));
+}
+
+/** "Waiting on the broker" links of the Jobs page: each send queue with how many jobs wait on it. */
+async function waitingLinks() {
+  let queues;
+  try {
+    queues = await get('/queues');
+  } catch (e) {
+    return null; // the broker's figures are the dashboard's concern; the search works without them
+  }
+  return h('p', {testid: 'waiting-links'}, 'Waiting on the broker: ', queues.map((q, i) => h('span', {}, i ? ', ' : '',
+    h('a', {href: '#/waiting' + query({queue: q.queue}), testid: 'waiting-link', 'data-queue': q.queue},
+      `${q.queue} (${q.depth}${q.paused ? ', paused' : ''})`))));
+}
+
+/** The jobs waiting on the broker for a queue: browsed, never taken, the first 100. */
+export async function waitingList(params, seq) {
+  const back = h('p', {}, h('a', {href: '#/jobs'}, '← Jobs'));
+  const title = h('h1', {}, `Waiting on ${params.queue ?? '?'}`);
+  render(seq, back, title, h('p', {class: 'muted'}, 'Loading…'));
+  let w;
+  try {
+    w = await get('/queues/' + encodeURIComponent(params.queue ?? '') + '/waiting' + query({limit: 100}));
+  } catch (e) {
+    if (e.status !== 404 && e.status !== 400 && e.status !== 503) throw e;
+    return render(seq, back, title, errorBox(e, 'waiting-error'));
+  }
+  const rows = w.items.map((m) => ({m, cells: [
+    m.message_id ? jobLink(m.message_id, w.queue, h('code', {}, m.message_id)) : '—',
+    (m.recipients || []).join(', '), m.subject ?? (m.template_id ? `template ${m.template_id}` : null), m.tenant,
+    when(m.queued_at), m.retry_of ? 'retry copy' : 'from the producer', m.delivery_count,
+    m.unreadable ? h('span', {class: 'error'}, m.unreadable) : null]}));
+  render(seq, back, title,
+    h('p', {class: 'hint'}, 'Jobs on the broker not yet taken, head first, read without taking them off the queue: ',
+      'a paused line keeps them here until it resumes. Copies scheduled for later (retries) are counted, not listed.'),
+    h('p', {testid: 'waiting-count'}, `${w.items.length} shown of ${w.depth} on the queue`,
+      `${w.scheduled ? `, ${w.scheduled} scheduled for later` : ''}${w.in_flight ? `, ${w.in_flight} being delivered` : ''}`,
+      w.paused ? ' — consumers paused' : ''),
+    table(['Message id', 'Recipients', 'Subject or template', 'Tenant', 'Queued', 'Kind', 'Deliveries', 'Not a job because'],
+      rows, 'waiting-table', (r) => ({testid: 'waiting-row', 'data-message-id': r.m.message_id ?? ''})));
 }
 
 /** The suppression entry recorded as withholding each suppressed recipient ("#id" in its detail), else its newest for the job's tenant. */

@@ -5,13 +5,19 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -106,6 +112,54 @@ class ArchitectureTest {
                     .toList();
             assertThat(missing).as("packages without package-info.java").isEmpty();
         }
+    }
+
+    /** "May use: platform, job." in a package-info, its parenthesised remarks aside; "nothing of Mailroom's" is none. */
+    private static final Pattern MAY_USE = Pattern.compile("May use:\\s*([^.]*)\\.");
+
+    /**
+     * Each package doc's "May use:" sentence is a rule: the package (with its sub-packages) depends on no package of
+     * Mailroom's but those it names. Every top-level package says it; a sub-package may narrow it.
+     */
+    @Test
+    void every_package_uses_only_what_its_package_info_says_it_may() throws IOException {
+        Path root = Path.of("src/main/java/dev/mailroom");
+        List<String> checked = new ArrayList<>();
+        try (Stream<Path> infos = Files.walk(root)) {
+            for (Path info : infos.filter(p -> p.getFileName().toString().equals("package-info.java")).sorted().toList()) {
+                Path dir = info.getParent();
+                String pkg = "dev.mailroom." + root.relativize(dir).toString().replace('/', '.');
+                String doc = Files.readString(info).replaceAll("\\s*\\*\\s*", " ").replaceAll("\\([^)]*\\)", "");
+                Matcher m = MAY_USE.matcher(doc);
+                if (!m.find()) {
+                    assertThat(dir.getParent()).as(pkg + ": a top-level package says what it may use (May use: ...)")
+                            .isNotEqualTo(root);
+                    continue;
+                }
+                List<String> allowed = new ArrayList<>(List.of(pkg + ".."));
+                if (!m.group(1).trim().startsWith("nothing")) {
+                    for (String name : Arrays.stream(m.group(1).split(",")).map(String::trim).toList()) {
+                        assertThat(root.resolve(name.replace('.', '/'))).as(pkg + " names a package that exists")
+                                .isDirectory();
+                        allowed.add("dev.mailroom." + name + "..");
+                    }
+                }
+                classes().that().resideInAPackage(pkg + "..")
+                        .should().onlyDependOnClassesThat(DescribedPredicate.describe("outside Mailroom or in " + allowed,
+                                (JavaClass c) -> !c.getPackageName().startsWith("dev.mailroom")
+                                        || allowed.stream().anyMatch(a -> inPackage(c, a))))
+                        .because(pkg + "'s package-info.java says so")
+                        .check(main);
+                checked.add(pkg);
+            }
+        }
+        assertThat(checked).as("packages whose docs are rules").contains("dev.mailroom.platform", "dev.mailroom.job",
+                "dev.mailroom.send", "dev.mailroom.recoverability", "dev.mailroom.platform.settings");
+    }
+
+    private static boolean inPackage(JavaClass c, String pattern) {
+        String base = pattern.substring(0, pattern.length() - 2);
+        return c.getPackageName().equals(base) || c.getPackageName().startsWith(base + ".");
     }
 
     private static boolean hasJava(Path dir) {

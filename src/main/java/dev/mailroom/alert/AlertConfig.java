@@ -106,6 +106,6 @@ final class AlertConfig {
     }
 
     static Duration parseDuration(String text) {
-        return dev.mailroom.recoverability.DurationText.parse(text);
+        return dev.mailroom.platform.settings.DurationText.parse(text);
     }
 }

@@ -1,5 +1,6 @@
 package dev.mailroom.alert;
 
+import java.time.Duration;
 import dev.mailroom.platform.lease.LeasedWork;
 import dev.mailroom.platform.lease.Leases;
 import jakarta.ejb.ConcurrencyManagement;
@@ -42,7 +43,7 @@ public class AlertOutboxDelivery implements LeasedWork {
 
     @Inject
     @ConfigProperty(name = "mailroom.alerts.outbox-interval", defaultValue = "PT1S")
-    String interval;
+    Duration interval;
     @Inject
     AlertOutbox outbox;
     @Inject

@@ -3,8 +3,6 @@ package dev.mailroom.alert;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.context.Initialized;
-import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -31,7 +29,7 @@ import org.eclipse.microprofile.config.Config;
  * At undeployment it offers what is still open to every sink once more and logs what is left.
  */
 @ApplicationScoped
-public class AlertService {
+public class AlertService implements dev.mailroom.platform.settings.CheckedAtBoot {
 
     private static final Logger LOG = Logger.getLogger(AlertService.class.getName());
     private static final long TICK_MILLIS = 1000;
@@ -82,9 +80,13 @@ public class AlertService {
         return AlertDispatcher.fromConfig(lookup, clock, sinks);
     }
 
-    /** Starts the bean with the application rather than on the first dead letter. */
-    void onStartup(@Observes @Initialized(ApplicationScoped.class) Object ignored) {
-        // calling this observer created the bean: start() has run
+    /**
+     * Starts the bean with the application rather than on the first dead letter: the settings gate calls this at
+     * deployment, which creates the bean (start() reads and checks every alert setting).
+     */
+    @Override
+    public void checkSettings() {
+        // calling this method created the bean: start() has run
     }
 
     /**

@@ -16,5 +16,7 @@
  * written while the database does not answer. Everything except {@link dev.mailroom.alert.AlertService} (the thin CDI adapter that ticks
  * the dispatcher on a managed scheduler) is plain Java with time passed in, so it is tested without a
  * container and without sleeping.
+ *
+ * <p>May use: platform, provider, deadletter, reconcile, send, stopline (the events they fire).
  */
 package dev.mailroom.alert;

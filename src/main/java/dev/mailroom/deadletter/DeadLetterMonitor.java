@@ -45,13 +45,13 @@ public class DeadLetterMonitor implements LeasedWork {
 
     @Inject
     @ConfigProperty(name = "mailroom.deadletter.monitor-interval", defaultValue = "PT10S")
-    String interval;
+    Duration interval;
     @Inject
     @ConfigProperty(name = "mailroom.deadletter.retention-alert-before", defaultValue = "P2D")
-    String alertBefore;
+    Duration alertBefore;
     @Inject
     @ConfigProperty(name = "mailroom.deadletter.oldest-age-limit", defaultValue = "PT24H")
-    String oldestAgeLimit;
+    Duration oldestAgeLimit;
     @Inject
     DeadLetterStats stats;
     @Inject
@@ -139,7 +139,7 @@ public class DeadLetterMonitor implements LeasedWork {
         }
 
         // open and about to expire: announced once
-        Instant horizon = now.plus(Duration.parse(alertBefore));
+        Instant horizon = now.plus(alertBefore);
         for (DeadLetter d : em.createQuery("""
                         select d from DeadLetter d where d.status = 'open' and d.retentionUntil <= :horizon
                         and d.retentionUntil > :now and d.retentionAlertedAt is null""", DeadLetter.class)
@@ -169,7 +169,7 @@ public class DeadLetterMonitor implements LeasedWork {
     }
 
     void checkOldestAge(DeadLetterStats.Snapshot snapshot, Instant now) {
-        Duration limit = Duration.parse(oldestAgeLimit);
+        Duration limit = oldestAgeLimit;
         Map<String, Instant> oldestPerQueue = new HashMap<>();
         Map<String, String> reasonOfOldest = new HashMap<>();
         for (DeadLetterStats.OpenGroup g : snapshot.open()) {

@@ -35,7 +35,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.logging.Logger;
-import org.eclipse.microprofile.config.Config;
 
 /**
  * Dead-letters a message in the delivery's own transaction: a copy of the original payload,
@@ -66,7 +65,7 @@ public class DeadLetterRecorder {
     @Inject
     MailroomConfig config;
     @Inject
-    Config mpConfig;
+    DeadLetterRetention retention;
     @Inject
     BuildInfo build;
     @Inject
@@ -203,7 +202,7 @@ public class DeadLetterRecorder {
         DeadLetterCounts.Counted before = first ? null : DeadLetterCounts.Counted.of(dl);
         byte[] body = in.body();
         Instant retentionUntil = envelope.failedAt().plus(
-                new DeadLetterRetention(k -> mpConfig.getOptionalValue(k, String.class)).forQueue(in.queue()));
+                retention.forQueue(in.queue()));
         dl.record(envelope, job == null ? null : job.getId(), attemptsJson(envelope),
                 Arrays.copyOf(body, Math.min(body.length, MAX_STORED_PAYLOAD)), body.length, retentionUntil);
         if (first) {

@@ -1,5 +1,6 @@
 package dev.mailroom.deadletter;
 
+import java.time.Duration;
 import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.lease.LeasedWork;
 import jakarta.ejb.ConcurrencyManagement;
@@ -44,7 +45,7 @@ public class DlqSweeper implements LeasedWork {
 
     @Inject
     @ConfigProperty(name = "mailroom.deadletter.sweep-interval", defaultValue = "PT30S")
-    String interval;
+    Duration interval;
     @Inject
     MailroomConfig config;
     @Inject

@@ -1,6 +1,9 @@
 /**
  * Dead letters: the per-queue DLQ copy with its envelope ({@code mr_*} properties), the
- * {@code dead_letter} record an operator queries, and (later) the sweeper, alerts, metrics and
- * retention. Owns nothing of the decision to dead-letter: that is {@code recoverability}'s.
+ * {@code dead_letter} record an operator queries and filters, the sweeper of broker-routed dead letters, the
+ * monitor (retention, the oldest open one, metrics) and the counts. Owns nothing of the decision to dead-letter:
+ * that is {@code recoverability}'s; the arrival is an event {@code alert} and {@code stopline} observe.
+ *
+ * <p>May use: platform, job.
  */
 package dev.mailroom.deadletter;

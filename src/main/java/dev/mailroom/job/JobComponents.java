@@ -1,15 +1,31 @@
 package dev.mailroom.job;
 
 import dev.mailroom.platform.MailroomConfig;
+import dev.mailroom.platform.settings.CheckedAtBoot;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
 import org.eclipse.microprofile.config.Config;
 
-/** The job contract's plain (container-free) parts, built once from configuration. */
+/** The job contract's plain (container-free) parts, built once from configuration, at deployment. */
 @ApplicationScoped
-public class JobComponents {
+public class JobComponents implements CheckedAtBoot {
+
+    @Inject
+    Config config;
+    @Inject
+    Instance<ValidityWindow> validity;
+    @Inject
+    Instance<TemplateRenderer> renderer;
+
+    @Override
+    public void checkSettings() {
+        validity.get().check(config.getPropertyNames());
+        renderer.get();
+    }
 
     @Produces
     @Singleton

@@ -582,7 +582,7 @@ public class JobLedger {
      * whole persistence context unless it is told which tables the statement touches
      * ({@code org.hibernate.query.native.spaces}); told, it flushes only what is pending for those. {@link #begin}'s
      * claim and suppression read then no longer write the job row and its recipients early, so the job row is
-     * updated once per admission, not twice (bench/README.md, "Where a job's CPU goes", third pass).
+     * updated once per admission, not twice (bench/README.md, "Where a job's CPU goes").
      */
     private jakarta.persistence.Query onTables(String sql, String... tables) {
         return em.createNativeQuery(sql).setHint(NATIVE_SPACES, tables);
@@ -611,8 +611,9 @@ public class JobLedger {
     private Received insertOrLock(Incoming in, SendJob job, JobState initial, Instant now, List<JobEvent> timeline) {
         int inserted = em.createNativeQuery("""
                 insert into mail_job (queue, message_id, idempotency_key, tenant, campaign_id, category, state,
-                                      attempt_count, trace_id, expires_at, received_at, updated_at)
-                values (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?9, ?10, ?10)
+                                      attempt_count, trace_id, expires_at, received_at, updated_at, subject,
+                                      template_id, queued_at)
+                values (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?9, ?10, ?10, ?11, ?12, ?13)
                 on conflict do nothing""")
                 .setParameter(1, in.queue())
                 .setParameter(2, job.messageId())
@@ -624,6 +625,9 @@ public class JobLedger {
                 .setParameter(8, in.traceId())
                 .setParameter(9, utc(validity.expiresAt(job, now)))
                 .setParameter(10, utc(now))
+                .setParameter(11, MailJob.subject(job.subject()))
+                .setParameter(12, job.templateId())
+                .setParameter(13, utc(in.brokerTimestamp()))
                 .executeUpdate();
         MailJob j = em.createQuery("select j from MailJob j where j.queue = :q and j.messageId = :m", MailJob.class)
                 .setParameter("q", in.queue())

@@ -48,6 +48,12 @@ public class MailJob {
     private Instant sentAt;
     @Column(name = "replayed_at")
     private Instant replayedAt;
+    private String subject;
+    @Column(name = "template_id")
+    private String templateId;
+    /** When the producer sent it (the JMS timestamp of the first delivery), null when the broker did not say. */
+    @Column(name = "queued_at")
+    private Instant queuedAt;
 
     protected MailJob() {
     }
@@ -70,6 +76,17 @@ public class MailJob {
     public Instant getUpdatedAt() { return updatedAt; }
     public Instant getSentAt() { return sentAt; }
     public Instant getReplayedAt() { return replayedAt; }
+    public String getSubject() { return subject; }
+    public String getTemplateId() { return templateId; }
+    public Instant getQueuedAt() { return queuedAt; }
+
+    /** The largest subject kept ({@code mail_job.subject}); the job schema allows 998 characters. */
+    static final int MAX_SUBJECT = 1000;
+
+    /** {@code subject} as the row keeps it: bounded like the column. */
+    static String subject(String subject) {
+        return subject == null || subject.length() <= MAX_SUBJECT ? subject : subject.substring(0, MAX_SUBJECT);
+    }
 
     void moveTo(JobState next, Instant at) {
         this.state = next;

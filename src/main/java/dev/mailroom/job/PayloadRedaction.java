@@ -68,7 +68,12 @@ public record PayloadRedaction(Set<String> fields) {
      * is one of the fields, as that member of the payload would be.
      */
     public String recipient(String kind, String address) {
-        return fields.contains(kind) ? MASK : address;
+        return member(kind, address);
+    }
+
+    /** A member of the payload kept apart from it (a job's subject): masked when it is one of the fields. */
+    public String member(String name, String value) {
+        return value != null && fields.contains(name) ? MASK : value;
     }
 
     /** Whether any field would be masked: nothing to redact when the list is empty. */

@@ -2,8 +2,11 @@ package dev.mailroom.job;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
+import dev.mailroom.platform.settings.DurationText;
+import dev.mailroom.platform.settings.SettingsReader;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -12,14 +15,29 @@ import java.util.function.Function;
  * time-to-live. Nothing is sent, and no retry is scheduled, past it.
  *
  * <p>Configuration: {@code mailroom.validity.ttl.<category>} and {@code mailroom.validity.default-ttl},
- * ISO-8601 durations ({@code PT15M}, {@code P3D}); a default of {@code none} means "no window".
+ * durations ({@code 15m}, {@code 3d}, ISO-8601 {@code PT15M}); a default of {@code none} means "no window". Each key is
+ * read once; every key the configuration lists is read at deployment ({@link #check}).
  */
 public final class ValidityWindow {
 
-    private final Function<String, Optional<String>> config;
+    static final String TTL_PREFIX = "mailroom.validity.ttl.";
+    static final String DEFAULT_TTL = "mailroom.validity.default-ttl";
+
+    private final SettingsReader config;
+    private final Map<String, Optional<Duration>> read = new ConcurrentHashMap<>();
 
     public ValidityWindow(Function<String, Optional<String>> config) {
-        this.config = config;
+        this.config = new SettingsReader(config);
+    }
+
+    /** Reads the default and every category's time-to-live among {@code keys} (the configuration's names). */
+    public void check(Iterable<String> keys) {
+        duration(DEFAULT_TTL);
+        for (String key : keys) {
+            if (key.startsWith(TTL_PREFIX)) {
+                duration(key);
+            }
+        }
     }
 
     /** The instant the job expires, or null when it has no window at all. */
@@ -29,27 +47,17 @@ public final class ValidityWindow {
         }
         Optional<Duration> ttl = Optional.empty();
         if (job.category() != null && !job.category().isBlank()) {
-            ttl = duration("mailroom.validity.ttl." + job.category());
+            ttl = duration(TTL_PREFIX + job.category());
         }
         if (ttl.isEmpty()) {
-            ttl = duration("mailroom.validity.default-ttl");
+            ttl = duration(DEFAULT_TTL);
         }
         return ttl.map(receivedAt::plus).orElse(null);
     }
 
     private Optional<Duration> duration(String key) {
-        Optional<String> value = config.apply(key).map(String::trim).filter(s -> !s.isEmpty());
-        if (value.isEmpty() || value.get().equalsIgnoreCase("none")) {
-            return Optional.empty();
-        }
-        try {
-            Duration d = Duration.parse(value.get());
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(key + " must be a positive duration, not " + value.get());
-            }
-            return Optional.of(d);
-        } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException(key + " is not an ISO-8601 duration (e.g. PT15M, P3D): " + value.get(), e);
-        }
+        return read.computeIfAbsent(key, k -> config.find(k)
+                .filter(v -> !v.text().equalsIgnoreCase("none"))
+                .map(v -> v.positiveDuration()));
     }
 }

@@ -54,4 +54,17 @@ public interface MailProvider {
      *                   been written and the exception propagates.
      */
     ProviderResponse send(OutboundMail mail, SendCheckpoint checkpoint);
+
+    /**
+     * The mapping table that classifies this provider's failed answers: its kind's ({@code smtp}, {@code http},
+     * {@code sandbox}), also for a named instance of that kind.
+     */
+    default String mappingTable() {
+        return name();
+    }
+
+    /** The table's profile for this instance (an HTTP API's {@code generic} or {@code resend}); empty: the table's default. */
+    default java.util.Optional<String> mappingProfile() {
+        return java.util.Optional.empty();
+    }
 }

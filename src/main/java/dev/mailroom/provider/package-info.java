@@ -7,5 +7,7 @@
  * or what kind of fault stopped it, and where the point of no return was
  * ({@link dev.mailroom.provider.SendCheckpoint}). Whether that means retry, throttle, dead-letter or
  * pause is classified in {@code dev.mailroom.recoverability}, from mapping tables, never here.
+ *
+ * <p>May use: platform.
  */
 package dev.mailroom.provider;

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The pure judgement of bounce and complaint rates (issue 11 §6), table-tested in {@code DeliveryRatesTest}:
+ * The pure judgement of bounce and complaint rates, table-tested in {@code DeliveryRatesTest}:
  * given the recipients sent per queue and tenant in the window and how many of them bounced or complained,
  * which rates are over their threshold, and which of those have just crossed it (the ones to page about).
  * Below {@code minSent} recipients a rate is not judged: one bounce of three mails is not a reputation problem.

@@ -6,7 +6,7 @@ import java.util.Collection;
 import java.util.Optional;
 
 /**
- * The pure decisions of what one normalised provider event does (issue 11 §3–4), table-tested in
+ * The pure decisions of what one normalised provider event does, table-tested in
  * {@code DeliveryTransitionsTest}; the reconciliation job only carries the answers out:
  * {@link #decide} per recipient the event speaks of, then {@link #rollUp} of the recipients to the job.
  * Both only ever go up by severity ({@link DeliveryState}), so any order of the same events ends in the

@@ -2,6 +2,8 @@ package dev.mailroom.reconcile;
 
 import dev.mailroom.job.JobLedger;
 import dev.mailroom.job.MailJob;
+import dev.mailroom.platform.settings.CheckedAtBoot;
+import dev.mailroom.platform.settings.SettingsReader;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -23,7 +25,7 @@ import java.util.logging.Logger;
 import org.eclipse.microprofile.config.Config;
 
 /**
- * What the reconciliation job watches besides events (issue 11 §4, §6), every
+ * What the reconciliation job watches besides events, every
  * {@code mailroom.reconcile.watch-interval} (default 1 minute) of the application clock:
  * <ul>
  *   <li>jobs still {@code sent_to_provider} past their provider's limit ({@code mailroom.reconcile.silence-limit},
@@ -38,9 +40,7 @@ import org.eclipse.microprofile.config.Config;
  * </ul>
  */
 @ApplicationScoped
-public class DeliveryWatch {
-
-    static final String SILENCE_LIMIT = "mailroom.reconcile.silence-limit";
+public class DeliveryWatch implements CheckedAtBoot {
     private static final Logger LOG = Logger.getLogger(DeliveryWatch.class.getName());
     private static final int MAX_SILENT_PER_CHECK = 500;
 
@@ -57,14 +57,30 @@ public class DeliveryWatch {
     @Inject
     Event<DeliveryRateExceeded> rateExceeded;
 
+    private volatile WatchSettings settings;
     private volatile Instant lastCheck;
     private final Set<String> breaching = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicLong> rateGauges = new ConcurrentHashMap<>();
 
+    @Override
+    public void checkSettings() {
+        settings();
+    }
+
+    private WatchSettings settings() {
+        WatchSettings s = settings;
+        if (s == null) {
+            s = WatchSettings.read(new SettingsReader(key -> config.getOptionalValue(key, String.class)),
+                    config.getPropertyNames());
+            settings = s;
+        }
+        return s;
+    }
+
     /** Whether a check is due at {@code now} (the first one right away). */
     public boolean due(Instant now) {
         Instant last = lastCheck;
-        return last == null || !now.isBefore(last.plus(duration("mailroom.reconcile.watch-interval", Duration.ofMinutes(1))));
+        return last == null || !now.isBefore(last.plus(settings().watchInterval()));
     }
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
@@ -74,20 +90,8 @@ public class DeliveryWatch {
         rates(now);
     }
 
-    /** The limit for jobs sent through {@code provider}. */
-    Duration silenceLimit(String provider) {
-        Duration all = duration(SILENCE_LIMIT, Duration.ofHours(2));
-        return provider == null ? all : duration(SILENCE_LIMIT + "." + provider, all);
-    }
-
     private void silentJobs(Instant now) {
-        Duration shortest = silenceLimit(null);
-        for (String name : config.getPropertyNames()) {
-            if (name.startsWith(SILENCE_LIMIT + ".")) {
-                Duration d = duration(name, shortest);
-                shortest = d.compareTo(shortest) < 0 ? d : shortest;
-            }
-        }
+        Duration shortest = settings().shortestSilence();
         List<MailJob> candidates = em.createQuery("""
                         select j from MailJob j where j.state = :sent and j.sentAt <= :before
                         and not exists (select r from JobRecipient r where r.jobId = j.id and r.deliveryState is not null)
@@ -95,7 +99,7 @@ public class DeliveryWatch {
                         order by j.sentAt""", MailJob.class)
                 .setParameter("sent", dev.mailroom.job.JobState.sent_to_provider).setParameter("before", now.minus(shortest)).setMaxResults(MAX_SILENT_PER_CHECK).getResultList();
         for (MailJob j : candidates) {
-            Duration limit = silenceLimit(j.getProvider());
+            Duration limit = settings().silenceLimit(j.getProvider());
             if (j.getSentAt().plus(limit).isAfter(now)) {
                 continue;
             }
@@ -109,11 +113,8 @@ public class DeliveryWatch {
     }
 
     private void rates(Instant now) {
-        Duration window = duration("mailroom.reconcile.rate-window", Duration.ofHours(24));
-        DeliveryRates.Thresholds t = new DeliveryRates.Thresholds(
-                config.getOptionalValue("mailroom.reconcile.bounce-rate-threshold", Double.class).orElse(0.05),
-                config.getOptionalValue("mailroom.reconcile.complaint-rate-threshold", Double.class).orElse(0.001),
-                config.getOptionalValue("mailroom.reconcile.rate-min-sent", Long.class).orElse(100L));
+        Duration window = settings().rateWindow();
+        DeliveryRates.Thresholds t = settings().thresholds();
         List<Object[]> rows = em.createQuery("""
                         select j.queue, j.tenant, count(r),
                                sum(case when r.deliveryState = 'bounced' then 1 else 0 end),
@@ -153,9 +154,5 @@ public class DeliveryWatch {
 
     private static long number(Object o) {
         return o == null ? 0 : ((Number) o).longValue();
-    }
-
-    private Duration duration(String key, Duration fallback) {
-        return config.getOptionalValue(key, String.class).map(Duration::parse).orElse(fallback);
     }
 }

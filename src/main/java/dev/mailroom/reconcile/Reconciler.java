@@ -66,7 +66,7 @@ public class Reconciler implements LeasedWork {
     ManagedExecutorService executor;
     @Inject
     @ConfigProperty(name = "mailroom.reconcile.interval", defaultValue = "PT1S")
-    String interval;
+    Duration interval;
     /** Threads taking announced calls at most (the sweep has its own). */
     @Inject
     @ConfigProperty(name = "mailroom.reconcile.threads", defaultValue = "2")
@@ -189,7 +189,7 @@ public class Reconciler implements LeasedWork {
 
     /** One sweep: batches of received calls, in order, until the inbox is drained or the interval is used up. */
     public void run() {
-        long budgetEnds = System.nanoTime() + Duration.parse(interval).toNanos();
+        long budgetEnds = System.nanoTime() + interval.toNanos();
         long after = 0;
         List<Long> ids;
         do {

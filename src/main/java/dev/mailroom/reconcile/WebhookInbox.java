@@ -20,7 +20,7 @@ import org.eclipse.microprofile.config.Config;
  * the {@code mailroom.webhooks} counter and one log line — never with the body, which is the sender's data.
  */
 @ApplicationScoped
-public class WebhookInbox {
+public class WebhookInbox implements dev.mailroom.platform.settings.CheckedAtBoot {
 
     private static final Logger LOG = Logger.getLogger(WebhookInbox.class.getName());
 
@@ -45,6 +45,12 @@ public class WebhookInbox {
     void configure() {
         profiles = WebhookProfiles.from(key -> config.getOptionalValue(key, String.class), new HttpsCertificateSource());
         LOG.info(() -> "webhook profiles answering: " + profiles.names());
+    }
+
+    /** The profiles are built with the bean: at deployment. */
+    @Override
+    public void checkSettings() {
+        profiles();
     }
 
     public Set<String> profiles() {

@@ -1,5 +1,5 @@
 /**
- * Reconciliation: provider webhooks close the loop after {@code sent_to_provider} (issue 11).
+ * Reconciliation: provider webhooks close the loop after {@code sent_to_provider} (README "Delivery events").
  *
  * <p>This first layer is the verification of incoming webhook calls, one pure
  * {@link dev.mailroom.reconcile.WebhookVerifier} per provider profile, built from MicroProfile Config by
@@ -11,5 +11,7 @@
  *
  * <p>Like every capability, this package never imports an adapter: the JAX-RS endpoint in {@code ops.api}
  * translates HTTP into a {@link dev.mailroom.reconcile.WebhookRequest} and a refusal into a 4xx.
+ *
+ * <p>May use: platform, job, suppression.
  */
 package dev.mailroom.reconcile;

@@ -1,5 +1,6 @@
 package dev.mailroom.recoverability;
 
+import dev.mailroom.platform.settings.DurationText;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,5 +1,6 @@
 package dev.mailroom.recoverability;
 
+import dev.mailroom.platform.settings.SettingsReader;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -81,21 +82,14 @@ public final class CircuitBreaker {
          */
         public static Settings forProvider(String provider, Function<String, Optional<String>> config) {
             String own = PREFIX + Objects.requireNonNull(provider, "provider").trim() + ".";
-            Function<String, Optional<String>> lookup = key -> value(config, own + key).or(() -> value(config, PREFIX + key));
-            try {
-                int volume = lookup.apply("request-volume").map(Integer::parseInt).orElse(DEFAULTS.requestVolume());
-                double ratio = lookup.apply("failure-ratio").map(Double::parseDouble).orElse(DEFAULTS.failureRatio());
-                Duration delay = lookup.apply("delay").map(DurationText::parse).orElse(DEFAULTS.delay());
-                int success = lookup.apply("success-threshold").map(Integer::parseInt).orElse(DEFAULTS.successThreshold());
-                return new Settings(volume, ratio, delay, success);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(own + "* (or " + PREFIX + "*): " + e.getMessage(), e);
-            }
-        }
-
-        private static Optional<String> value(Function<String, Optional<String>> config, String key) {
-            Optional<String> v = config.apply(key);
-            return v == null ? Optional.empty() : v.map(String::trim).filter(s -> !s.isEmpty());
+            SettingsReader s = new SettingsReader(config);
+            return new Settings(
+                    s.integer(DEFAULTS.requestVolume(), 1, Integer.MAX_VALUE, own + "request-volume", PREFIX + "request-volume"),
+                    s.find(own + "failure-ratio", PREFIX + "failure-ratio").map(SettingsReader.Value::share)
+                            .orElse(DEFAULTS.failureRatio()),
+                    s.positiveDuration(DEFAULTS.delay(), own + "delay", PREFIX + "delay"),
+                    s.integer(DEFAULTS.successThreshold(), 1, Integer.MAX_VALUE, own + "success-threshold",
+                            PREFIX + "success-threshold"));
         }
     }
 

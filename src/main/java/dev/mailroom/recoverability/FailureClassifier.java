@@ -21,6 +21,8 @@ public final class FailureClassifier {
 
     private final MappingTables tables;
     private final Map<String, List<MappingRule>> rulesByProvider = new HashMap<>();
+    /** Rows per table and profile chosen by a provider instance, resolved once per pair. */
+    private final Map<String, List<MappingRule>> rulesByInstanceProfile = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Classifies with each table's default profile (the shipped http table's is {@code generic}). */
     public FailureClassifier(MappingTables tables) {
@@ -58,10 +60,45 @@ public final class FailureClassifier {
         return Failure.of(classOf(response), response);
     }
 
+    /**
+     * The failure {@code response} is by the table and profile of the provider instance that answered: in a chain
+     * of a {@code generic} and a {@code resend} HTTP API, each answer is read by its own API's rows.
+     *
+     * @param table   the instance's mapping table ({@code MailProvider.mappingTable()})
+     * @param profile the instance's profile, empty for the table's default (or the profile chosen for the table)
+     * @throws IllegalArgumentException for an accepted response, or a profile the table does not have
+     */
+    public Failure classify(ProviderResponse response, String table, Optional<String> profile) {
+        requireFailure(response);
+        List<MappingRule> rules = profile.isEmpty() ? rulesFor(table) : rulesFor(table, profile.get());
+        return Failure.of(classOf(response, rules, table), response);
+    }
+
+    /**
+     * Checks that {@code table} and {@code profile} exist, as a provider instance names them.
+     *
+     * @throws IllegalArgumentException naming the table or profile that is missing
+     */
+    public void requireTable(String table, Optional<String> profile) {
+        if (tables.provider(table).isEmpty()) {
+            throw new IllegalArgumentException(tables.source() + " has no mapping table for provider kind '" + table + "'");
+        }
+        profile.ifPresent(p -> rulesFor(table, p));
+    }
+
+    private List<MappingRule> rulesFor(String table, String profile) {
+        String key = table.trim().toLowerCase(Locale.ROOT) + "/" + profile.trim().toLowerCase(Locale.ROOT);
+        return rulesByInstanceProfile.computeIfAbsent(key, k -> tables.provider(table)
+                .map(t -> t.rulesFor(profile)).orElse(null));
+    }
+
     /** The row that decides {@code response}'s class; empty when none does (unknown provider or no match). */
     public Optional<MappingRule> matchingRule(ProviderResponse response) {
         requireFailure(response);
-        List<MappingRule> rules = rulesFor(response.provider());
+        return matching(response, rulesFor(response.provider()));
+    }
+
+    private static Optional<MappingRule> matching(ProviderResponse response, List<MappingRule> rules) {
         if (rules == null) {
             return Optional.empty();
         }
@@ -74,11 +111,16 @@ public final class FailureClassifier {
     }
 
     private FailureClass classOf(ProviderResponse response) {
-        Optional<MappingRule> rule = matchingRule(response);
+        requireFailure(response);
+        return classOf(response, rulesFor(response.provider()), response.provider());
+    }
+
+    private FailureClass classOf(ProviderResponse response, List<MappingRule> rules, String table) {
+        Optional<MappingRule> rule = matching(response, rules);
         if (rule.isPresent()) {
             return rule.get().failureClass();
         }
-        return tables.provider(response.provider())
+        return (table == null ? Optional.<MappingTables.ProviderTable>empty() : tables.provider(table))
                 .map(MappingTables.ProviderTable::unmatched)
                 .orElse(FailureClass.UNKNOWN);
     }

@@ -1,8 +1,12 @@
 package dev.mailroom.recoverability;
 
+import dev.mailroom.platform.MailroomConfig;
+import dev.mailroom.platform.settings.CheckedAtBoot;
 import dev.mailroom.provider.MailProvider;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
 import java.util.Map;
@@ -13,10 +17,25 @@ import org.eclipse.microprofile.config.Config;
 /**
  * The recoverability core's parts, built once from configuration: the provider mapping tables
  * ({@code mailroom.recoverability.mappings-file}, else the shipped table), each send queue's policy
- * ({@code mailroom.policy.*}) and the active provider's rate limiter ({@code mailroom.rate-limit.*}).
+ * ({@code mailroom.policy.*}) and the active provider's rate limiter ({@code mailroom.rate-limit.*}). All of them are
+ * built at deployment ({@link CheckedAtBoot}): a bad mapping file, policy or rate limit stops it.
  */
 @ApplicationScoped
-public class RecoverabilityComponents {
+public class RecoverabilityComponents implements CheckedAtBoot {
+
+    @Inject
+    Instance<FailureClassifier> classifier;
+    @Inject
+    Instance<Policies> policies;
+    @Inject
+    Instance<AimdRateLimiter> rateLimiter;
+
+    @Override
+    public void checkSettings() {
+        classifier.get();
+        policies.get().all();
+        rateLimiter.get();
+    }
 
     @Produces
     @Singleton
@@ -31,8 +50,10 @@ public class RecoverabilityComponents {
 
     @Produces
     @Singleton
-    Policies policies(Config config) {
-        return new Policies(config);
+    Policies policies(Config config, MailroomConfig mailroom) {
+        Policies p = new Policies(config);
+        mailroom.queues().forEach(p::forQueue);
+        return p;
     }
 
     @Produces
@@ -42,13 +63,19 @@ public class RecoverabilityComponents {
                 key -> config.getOptionalValue(key, String.class)));
     }
 
-    /** Each send queue's {@link RetryPolicy}, read once per queue. */
+    /** Each send queue's {@link RetryPolicy}, read once per queue (every configured queue at deployment). */
     public static final class Policies {
         private final Config config;
         private final Map<String, RetryPolicy> byQueue = new ConcurrentHashMap<>();
 
         Policies(Config config) {
             this.config = config;
+        }
+
+        /** The policies read so far: every configured queue's, and {@code default}'s. */
+        public Map<String, RetryPolicy> all() {
+            forQueue(RetryPolicy.DEFAULT_QUEUE);
+            return Map.copyOf(byQueue);
         }
 
         public RetryPolicy forQueue(String queue) {

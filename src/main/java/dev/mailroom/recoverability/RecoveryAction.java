@@ -149,6 +149,11 @@ public sealed interface RecoveryAction {
             requirePositive(delay);
         }
 
+        /** The same pause, the job tried again after {@code delay} instead. */
+        public Pause after(Duration delay) {
+            return new Pause(scope, delay);
+        }
+
         /** The scope of a pause caused by {@code provider}. */
         public static String providerScope(String provider) {
             return provider == null || provider.isBlank() ? "provider" : "provider:" + provider;

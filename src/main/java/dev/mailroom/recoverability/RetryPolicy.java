@@ -1,5 +1,6 @@
 package dev.mailroom.recoverability;
 
+import dev.mailroom.platform.settings.SettingsReader;
 import static dev.mailroom.recoverability.FailureClass.AMBIGUOUS;
 import static dev.mailroom.recoverability.FailureClass.INTERNAL;
 import static dev.mailroom.recoverability.FailureClass.SOFT_BOUNCE;
@@ -62,7 +63,7 @@ public record RetryPolicy(String queue, Map<FailureClass, ClassPolicy> classes, 
     }
 
     /**
-     * The issue's defaults: transient and ambiguous 5 retries at 5 s, 15 s, 30 s, 60 s, 120 s with full
+     * The built-in defaults: transient and ambiguous 5 retries at 5 s, 15 s, 30 s, 60 s, 120 s with full
      * jitter; soft_bounce 3 at 15 min, 1 h, 6 h with equal jitter (about that slow, never seconds);
      * internal one retry after 10 s; throttled 30 s when no Retry-After, capped at 50 throttles;
      * systemic a 30 s pause; floor 1 s.
@@ -101,30 +102,34 @@ public record RetryPolicy(String queue, Map<FailureClass, ClassPolicy> classes, 
         if (queue.isBlank()) {
             throw new IllegalArgumentException("queue name is blank");
         }
-        Lookup lookup = new Lookup(queue.trim(), config);
+        String q = queue.trim();
+        SettingsReader settings = new SettingsReader(config);
+        // the queue's own key, then default's: one lookup whose value knows the key it came from
+        Function<String, Optional<SettingsReader.Value>> find = suffix -> q.equals(DEFAULT_QUEUE)
+                ? settings.find(PREFIX + DEFAULT_QUEUE + "." + suffix)
+                : settings.find(PREFIX + q + "." + suffix, PREFIX + DEFAULT_QUEUE + "." + suffix);
         Map<FailureClass, ClassPolicy> m = new EnumMap<>(FailureClass.class);
         for (FailureClass c : RETRIED) {
             ClassPolicy p = BUILT_IN.of(c);
             String base = c.wireName() + ".";
-            Optional<Lookup.Found> delays = lookup.find(base + "delays");
+            Optional<SettingsReader.Value> delays = find.apply(base + "delays");
             if (delays.isPresent()) {
-                p = p.withDelays(delays.get().parse(DurationText::parseList));
+                p = p.withDelays(delays.get().durations());
             }
             String limitKey = c == THROTTLED ? "max-throttles" : c == SYSTEMIC ? null : "max-retries";
             if (limitKey != null) {
-                Optional<Lookup.Found> limit = lookup.find(base + limitKey);
+                Optional<SettingsReader.Value> limit = find.apply(base + limitKey);
                 if (limit.isPresent()) {
-                    p = p.withMaxRetries(limit.get().parse(RetryPolicy::nonNegativeInt));
+                    p = p.withMaxRetries(limit.get().integer(0, Integer.MAX_VALUE));
                 }
             }
-            Optional<Lookup.Found> jitter = lookup.find(base + "jitter");
+            Optional<SettingsReader.Value> jitter = find.apply(base + "jitter");
             if (jitter.isPresent()) {
-                p = p.withJitter(jitter.get().parse(Jitter::fromWireName));
+                p = p.withJitter(jitter.get().as(Jitter::fromWireName, "none, full or equal"));
             }
             m.put(c, p);
         }
-        Duration floor = lookup.find("min-delay").map(f -> f.parse(RetryPolicy::positiveDuration))
-                .orElse(BUILT_IN.floor());
+        Duration floor = find.apply("min-delay").map(SettingsReader.Value::positiveDuration).orElse(BUILT_IN.floor());
         return new RetryPolicy(queue.trim(), m, floor);
     }
 
@@ -139,51 +144,5 @@ public record RetryPolicy(String queue, Map<FailureClass, ClassPolicy> classes, 
             throw new IllegalArgumentException(failureClass.wireName() + " is never retried and has no retry policy");
         }
         return p;
-    }
-
-    private static int nonNegativeInt(String s) {
-        int n;
-        try {
-            n = Integer.parseInt(s.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("'" + s + "' is not a whole number");
-        }
-        if (n < 0) {
-            throw new IllegalArgumentException("must not be negative, is " + n);
-        }
-        return n;
-    }
-
-    private static Duration positiveDuration(String s) {
-        Duration d = DurationText.parse(s);
-        if (d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException("must be positive, is '" + s + "'");
-        }
-        return d;
-    }
-
-    /** Finds a key for the queue or for {@code default}; a found value knows its key for error messages. */
-    private record Lookup(String queue, Function<String, Optional<String>> config) {
-
-        record Found(String key, String value) {
-            <T> T parse(Function<String, T> parser) {
-                try {
-                    return parser.apply(value);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(key + ": " + e.getMessage(), e);
-                }
-            }
-        }
-
-        Optional<Found> find(String suffix) {
-            for (String q : queue.equals(DEFAULT_QUEUE) ? List.of(DEFAULT_QUEUE) : List.of(queue, DEFAULT_QUEUE)) {
-                String key = PREFIX + q + "." + suffix;
-                Optional<String> v = config.apply(key);
-                if (v != null && v.isPresent() && !v.get().isBlank()) {
-                    return Optional.of(new Found(key, v.get().trim()));
-                }
-            }
-            return Optional.empty();
-        }
     }
 }

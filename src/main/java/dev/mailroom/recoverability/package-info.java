@@ -32,5 +32,7 @@
  * It also holds the per-provider {@link dev.mailroom.recoverability.AimdRateLimiter} that throttling
  * feeds. It carries nothing out: the send consumer schedules the broker copy, records the attempt,
  * dead-letters or pauses, elsewhere.
+ *
+ * <p>May use: platform, provider (its answers; never an adapter: ArchitectureTest).
  */
 package dev.mailroom.recoverability;

@@ -1,5 +1,6 @@
 package dev.mailroom.redrive;
 
+import java.time.Duration;
 import dev.mailroom.platform.lease.LeasedWork;
 import dev.mailroom.platform.lease.Leases;
 import jakarta.ejb.ConcurrencyManagement;
@@ -37,7 +38,7 @@ public class RedriveTakeover implements LeasedWork {
 
     @Inject
     @ConfigProperty(name = "mailroom.lease.heartbeat", defaultValue = "PT10S")
-    String interval;
+    Duration interval;
     @Inject
     Leases leases;
     @Inject

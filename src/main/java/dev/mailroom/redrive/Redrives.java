@@ -52,7 +52,7 @@ public class Redrives {
     double rate;
     @Inject
     @ConfigProperty(name = "mailroom.redrive.sample-timeout", defaultValue = "PT2M")
-    String sampleTimeout;
+    Duration sampleTimeout;
     /** A dead letter replayed this many times and failed each time is left to a person (edit or discard). */
     @Inject
     @ConfigProperty(name = "mailroom.redrive.max-laps", defaultValue = "3")
@@ -62,7 +62,7 @@ public class Redrives {
     public RedriveRecord plan(RedriveRequest request, String actor) {
         Redrive.Action action = RedriveRules.validate(request, config.queues());
         RedriveRecord.Options options = RedriveRules.options(request, new RedriveRules.Defaults(sampleSize,
-                sampleRate, rate, Duration.parse(sampleTimeout)));
+                sampleRate, rate, sampleTimeout));
         RedriveFilter f = request.filter();
         List<DeadLetterQueries.Candidate> matched = deadLetters.matching(new DeadLetterQueries.Filter(f.queue(), f.reason(),
                 f.failureClass(), f.errorType(), f.campaignId(), f.tenant(), f.provider(), f.consumerVersion(), null,

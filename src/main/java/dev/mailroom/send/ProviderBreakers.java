@@ -35,7 +35,7 @@ import org.eclipse.microprofile.config.Config;
  * {@code mailroom.provider.breaker{provider,state}} (1 for the current state, 0 for the others).
  */
 @ApplicationScoped
-public class ProviderBreakers {
+public class ProviderBreakers implements dev.mailroom.platform.settings.CheckedAtBoot {
 
     private static final Logger LOG = Logger.getLogger(ProviderBreakers.class.getName());
     /** The least a job waits on the broker for a breaker. */
@@ -80,6 +80,8 @@ public class ProviderBreakers {
     @Inject
     Clock clock;
     @Inject
+    dev.mailroom.recoverability.FailureClassifier classifier;
+    @Inject
     Event<BreakerStateChanged> changes;
     @Inject
     MeterRegistry meters;
@@ -90,14 +92,12 @@ public class ProviderBreakers {
      */
     @Inject
     @org.eclipse.microprofile.config.inject.ConfigProperty(name = "mailroom.breaker.wait-spread", defaultValue = "30s")
-    String waitSpreadText;
-    private Duration waitSpread;
+    Duration waitSpread;
 
     private final Map<String, Guarded> byName = new LinkedHashMap<>();
 
     @PostConstruct
     void build() {
-        waitSpread = dev.mailroom.recoverability.DurationText.parse(waitSpreadText);
         Instant now = clock.instant();
         for (ProviderRegistry.Entry e : registry.entries()) {
             AimdRateLimiter limiter = e.name().equals(active.name()) ? activeRateLimiter
@@ -118,6 +118,18 @@ public class ProviderBreakers {
                         });
             }
             meters.gauge("mailroom.provider.rate.limit", Tags.of("provider", e.name()), limiter, AimdRateLimiter::rate);
+        }
+    }
+
+    /**
+     * Every provider's breaker and rate limit are built when this bean is: at deployment; and each provider's
+     * mapping table and profile must exist, or its answers could not be classified.
+     */
+    @Override
+    public void checkSettings() {
+        for (Guarded g : byName.values()) {
+            MailProvider p = g.provider();
+            classifier.requireTable(p.mappingTable(), p.mappingProfile());
         }
     }
 

@@ -50,6 +50,16 @@ public class RecoveryExecutor {
     @Inject
     JobParser parser;
 
+    /**
+     * The action as it will be carried out, for the attempt's record and the timeline to say the same: a
+     * {@link RecoveryAction.Pause} goes back to the broker after the stop-the-line put-back, not after the policy's
+     * delay (the stopped line, not that delay, decides when the job is tried again). Every other action as decided.
+     */
+    public RecoveryAction asCarriedOut(RecoveryAction decided) {
+        return decided instanceof RecoveryAction.Pause pause ? pause.after(line.putBack()) : decided;
+    }
+
+    /** Carries out {@code action}, which {@link #asCarriedOut} made of the decision. */
     @Transactional(Transactional.TxType.MANDATORY)
     public void carryOut(Incoming in, Begin.Proceed p, Failure failure, RecoveryAction action, Throwable cause) {
         if (action instanceof RecoveryAction.RetryAfter r) {
@@ -61,11 +71,10 @@ public class RecoveryExecutor {
         } else if (action instanceof RecoveryAction.Pause pause) {
             // A systemic fault stops the line (the send path told StopLine, which pauses the queue's consumers):
             // this job goes back to the broker without using a retry and waits there with the others.
-            Duration back = line.putBack();
             LOG.severe(() -> String.format("systemic failure (%s) on %s: %s; job %d goes back to the broker (due in %s),"
                     + " no attempt used; the line of %s stops", pause.scope(), failure.provider(), failure.text(),
-                    p.jobId(), back, in.queue()));
-            retry(in, p, new RecoveryAction.Pause(pause.scope(), back), back);
+                    p.jobId(), pause.delay(), in.queue()));
+            retry(in, p, pause, pause.delay());
         } else if (action instanceof RecoveryAction.DeadLetter d) {
             deadLetters.deadLetter(in, ledger.job(p.jobId()), d.reason(), d.failureClass().wireName(),
                     failure.text(), failure.errorType() != null ? failure.errorType()

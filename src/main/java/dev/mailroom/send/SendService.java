@@ -184,7 +184,8 @@ public class SendService {
             metrics.outcome(in.queue(), JobState.sent_to_provider.name());
             return;
         }
-        Failure failure = classifier.classify(response);
+        // by the table and profile of the instance that answered, not of the active provider of its kind
+        Failure failure = classifier.classify(response, provider.mappingTable(), provider.mappingProfile());
         if (failure.failureClass() == FailureClass.THROTTLED) {
             rateLimiter.onThrottle();
         }
@@ -287,9 +288,9 @@ public class SendService {
                                              Throwable cause) {
         metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
         stopLine.answered(in.queue(), provider.name(), failure.failureClass(), failure.text());
-        RecoveryAction action = RecoverabilityPolicy.decide(failure, ledger.historyBefore(proceed.jobId(),
-                        proceed.attemptId()), policies.forQueue(in.queue()), traits(provider), proceed.expiresAt(),
-                clock.instant(), ThreadLocalRandom.current());
+        RecoveryAction action = executor.asCarriedOut(RecoverabilityPolicy.decide(failure,
+                ledger.historyBefore(proceed.jobId(), proceed.attemptId()), policies.forQueue(in.queue()),
+                traits(provider), proceed.expiresAt(), clock.instant(), ThreadLocalRandom.current()));
         recordFailure(plan, proceed, response, failure, action);
         executor.carryOut(in, proceed, failure, action, cause);
         metrics.outcome(in.queue(), outcomeOf(action));

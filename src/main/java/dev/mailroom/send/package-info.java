@@ -3,6 +3,9 @@
  * ({@link dev.mailroom.send.SendConsumer}, {@link dev.mailroom.send.BulkSendConsumer}), the
  * {@link dev.mailroom.send.SendService} that takes a delivery from receipt to one provider call, and
  * the {@link dev.mailroom.send.RecoveryExecutor} that carries out what the pure policies decide.
- * Uses {@code job}, {@code provider}, {@code recoverability} and {@code deadletter}; nothing uses it.
+ * Calls into {@code stopline} through its hooks; the events it fires (an unknown provider code, an unknown send)
+ * are observed by {@code alert}, and {@code ops} reads its provider breakers.
+ *
+ * <p>May use: platform, job, provider, recoverability, deadletter, stopline.
  */
 package dev.mailroom.send;

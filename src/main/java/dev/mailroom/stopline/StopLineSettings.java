@@ -1,30 +1,33 @@
 package dev.mailroom.stopline;
 
 import dev.mailroom.platform.MailroomConfig;
+import dev.mailroom.platform.settings.CheckedAtBoot;
+import dev.mailroom.platform.settings.SettingsReader;
+import dev.mailroom.provider.registry.ProviderRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.Config;
 
 /**
- * The stop-the-line settings (MicroProfile Config):
+ * The stop-the-line settings (MicroProfile Config), read once at deployment for every configured queue:
  * <pre>
- * mailroom.stop-the-line.probe-interval = PT10S   one probe (a provider call with the queue's head job) per interval
- * mailroom.stop-the-line.put-back       = PT1S    how long a job met by a stopped line waits on the broker
- * mailroom.stop-the-line.same-outage    = PT10M   a stop this soon after a restart that did not prove the outage
+ * mailroom.stop-the-line.probe-interval = 10s     one probe (a provider call with the queue's head job) per interval
+ * mailroom.stop-the-line.put-back       = 1s      how long a job met by a stopped line waits on the broker
+ * mailroom.stop-the-line.same-outage    = 10m     a stop this soon after a restart that did not prove the outage
  *                                                 over (an operator's resume, a breaker half-open) continues it
  * mailroom.stop-the-line.dead-letter-rate.(queue|default).enabled / .activation-threshold / .trip-threshold
  *                                       / .window / .restart-after / .reasons
- * mailroom.providers.(queue)            the queue's provider chain (else mailroom.provider)
  * </pre>
+ * A queue's provider chain is the {@link ProviderRegistry}'s, parsed there once.
  */
 @ApplicationScoped
-public class StopLineSettings {
+public class StopLineSettings implements CheckedAtBoot {
 
     static final String PREFIX = "mailroom.stop-the-line.";
 
@@ -32,64 +35,87 @@ public class StopLineSettings {
     Config config;
     @Inject
     MailroomConfig mailroom;
+    @Inject
+    ProviderRegistry providers;
+
+    private volatile Read read;
+
+    /** Everything this class serves, read together. */
+    public record Read(Duration probeInterval, Duration putBack, Duration sameOutage,
+                       Map<String, Optional<DeadLetterRateWindow.Settings>> rates) {
+    }
+
+    @Override
+    public void checkSettings() {
+        read();
+    }
 
     public Duration probeInterval() {
-        return duration(PREFIX + "probe-interval", Duration.ofSeconds(10));
+        return read().probeInterval();
     }
 
     /** At least 100 ms: a put-back is a scheduled copy, and zero would spin a delivery against the gate. */
     public Duration putBack() {
-        Duration d = duration(PREFIX + "put-back", Duration.ofSeconds(1));
-        return d.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : d;
+        return read().putBack();
     }
 
     /** A stop this soon after a trial restart, with no call accepted since, continues the same outage. */
     public Duration sameOutage() {
-        Duration d = duration(PREFIX + "same-outage", Duration.ofMinutes(10));
-        if (d.isNegative()) {
-            throw new IllegalArgumentException(PREFIX + "same-outage must not be negative, not " + d);
-        }
-        return d;
+        return read().sameOutage();
     }
 
     /** The dead-letter-rate breaker's settings for {@code queue}, or empty when it is disabled there. */
     public Optional<DeadLetterRateWindow.Settings> deadLetterRate(String queue) {
-        if (!Boolean.parseBoolean(perQueue(queue, "enabled").orElse("true"))) {
-            return Optional.empty();
-        }
-        DeadLetterRateWindow.Settings d = DeadLetterRateWindow.Settings.defaults();
-        try {
-            return Optional.of(new DeadLetterRateWindow.Settings(
-                    perQueue(queue, "activation-threshold").map(String::trim).map(Integer::parseInt).orElse(d.activationThreshold()),
-                    perQueue(queue, "trip-threshold").map(String::trim).map(Double::parseDouble).orElse(d.tripThreshold()),
-                    perQueue(queue, "window").map(s -> Duration.parse(s.trim())).orElse(d.window()),
-                    perQueue(queue, "restart-after").map(s -> Duration.parse(s.trim())).orElse(d.restartAfter()),
-                    perQueue(queue, "reasons").map(StopLineSettings::set).orElse(d.reasons())));
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("bad " + PREFIX + "dead-letter-rate setting for " + queue + ": " + e.getMessage(), e);
-        }
+        Optional<DeadLetterRateWindow.Settings> known = read().rates().get(queue);
+        return known != null ? known : deadLetterRate(reader(), queue);
     }
 
     /** The providers a queue sends through, in order. */
     public List<String> chain(String queue) {
-        return config.getOptionalValue("mailroom.providers." + queue, String.class)
-                .filter(s -> !s.isBlank())
-                .map(s -> Arrays.stream(s.split(",")).map(String::trim).filter(p -> !p.isEmpty()).toList())
-                .orElse(List.of(mailroom.provider()));
+        return providers.chain(queue);
     }
 
-    private Optional<String> perQueue(String queue, String key) {
-        Optional<String> own = config.getOptionalValue(PREFIX + "dead-letter-rate." + queue + "." + key, String.class);
-        return (own.isPresent() ? own : config.getOptionalValue(PREFIX + "dead-letter-rate.default." + key, String.class))
-                .filter(s -> !s.isBlank());
+    private Read read() {
+        Read r = read;
+        if (r == null) {
+            r = read(reader(), mailroom.queues());
+            read = r;
+        }
+        return r;
     }
 
-    private Duration duration(String key, Duration fallback) {
-        return config.getOptionalValue(key, String.class).filter(s -> !s.isBlank()).map(s -> Duration.parse(s.trim()))
-                .orElse(fallback);
+    private SettingsReader reader() {
+        return new SettingsReader(key -> config.getOptionalValue(key, String.class));
     }
 
-    private static Set<String> set(String csv) {
-        return Arrays.stream(csv.split(",")).map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toSet());
+    /** The settings of {@code queues} from {@code settings}; a value that cannot be used names its key. */
+    public static Read read(SettingsReader settings, List<String> queues) {
+        Duration putBack = settings.positiveDuration(Duration.ofSeconds(1), PREFIX + "put-back");
+        Map<String, Optional<DeadLetterRateWindow.Settings>> rates = new LinkedHashMap<>();
+        for (String queue : queues) {
+            rates.put(queue, deadLetterRate(settings, queue));
+        }
+        return new Read(settings.positiveDuration(Duration.ofSeconds(10), PREFIX + "probe-interval"),
+                putBack.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : putBack,
+                settings.positiveDuration(Duration.ofMinutes(10), PREFIX + "same-outage"), Map.copyOf(rates));
+    }
+
+    static Optional<DeadLetterRateWindow.Settings> deadLetterRate(SettingsReader settings, String queue) {
+        if (!settings.bool(true, keys(queue, "enabled"))) {
+            return Optional.empty();
+        }
+        DeadLetterRateWindow.Settings d = DeadLetterRateWindow.Settings.defaults();
+        return Optional.of(new DeadLetterRateWindow.Settings(
+                settings.integer(d.activationThreshold(), 1, Integer.MAX_VALUE, keys(queue, "activation-threshold")),
+                settings.find(keys(queue, "trip-threshold")).map(SettingsReader.Value::share).orElse(d.tripThreshold()),
+                settings.positiveDuration(d.window(), keys(queue, "window")),
+                settings.positiveDuration(d.restartAfter(), keys(queue, "restart-after")),
+                settings.find(keys(queue, "reasons")).map(v -> (java.util.Set<String>) new HashSet<>(v.list()))
+                        .orElse(d.reasons())));
+    }
+
+    /** The queue's own key, then {@code default}'s. */
+    private static String[] keys(String queue, String key) {
+        return new String[] {PREFIX + "dead-letter-rate." + queue + "." + key, PREFIX + "dead-letter-rate.default." + key};
     }
 }

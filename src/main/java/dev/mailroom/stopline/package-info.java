@@ -10,5 +10,7 @@
  * events the alert side observes); {@link dev.mailroom.stopline.LineProbe} lifts a pause by a probe. The send
  * path calls in through thin hooks; this package never imports {@code send}: it reaches the send path only
  * through {@link dev.mailroom.stopline.QueueHandler}.
+ *
+ * <p>May use: platform, job, provider, recoverability, deadletter.
  */
 package dev.mailroom.stopline;

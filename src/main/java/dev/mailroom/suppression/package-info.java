@@ -1,5 +1,5 @@
 /**
- * The suppression list (issue 11 §5): per tenant, the addresses Mailroom does not mail again because they
+ * The suppression list (README "Delivery events"): per tenant, the addresses Mailroom does not mail again because they
  * hard-bounced, complained, were suppressed by the provider, or an operator put them there.
  *
  * <p>{@link dev.mailroom.suppression.SuppressionList} keeps it: entries added by the reconciliation (a bounce, a
@@ -7,5 +7,7 @@
  * the rows are their own audit trail (who, why, when, what caused it). The send path does not call up into
  * this package: the ledger reads the {@code suppression} table for its facts and the pure
  * {@code recoverability.SuppressionPolicy} decides which recipients are withheld.
+ *
+ * <p>May use: platform, job.
  */
 package dev.mailroom.suppression;

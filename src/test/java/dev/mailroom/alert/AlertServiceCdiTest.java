@@ -1,8 +1,10 @@
 package dev.mailroom.alert;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mailroom.platform.ClockProducer;
+import dev.mailroom.platform.settings.SettingsGate;
 import dev.mailroom.testsupport.SystemProperties;
 import io.smallrye.config.inject.ConfigExtension;
 import java.time.Instant;
@@ -31,7 +33,7 @@ class AlertServiceCdiTest {
         return new Weld("alert-service-" + System.nanoTime())
                 .disableDiscovery()
                 .addExtension(new ConfigExtension())
-                .addBeanClasses(AlertService.class, ClockProducer.class)
+                .addBeanClasses(AlertService.class, ClockProducer.class, SettingsGate.class)
                 .initialize();
     }
 
@@ -41,7 +43,7 @@ class AlertServiceCdiTest {
         try (LogCapture log = new LogCapture(LogSink.LOGGER)) {
             AlertService service;
             try (WeldContainer cdi = boot()) {
-                // started by the @Initialized observer, before any call
+                // started by the settings gate at deployment, before any call
                 assertThat(log.at(Level.INFO)).extracting(LogRecord::getMessage)
                         .anySatisfy(m -> assertThat(m).startsWith("Alerts to log; paging reasons").contains("burst 7 in 5m"));
                 service = cdi.select(AlertService.class).get();
@@ -53,5 +55,13 @@ class AlertServiceCdiTest {
                             .startsWith("ALERT page DeadLetterArrived count=1 queue=mail.send reason=handler_error")
                             .contains("examples=[cdi-1]"));
         }
+    }
+
+    @Test
+    void aBadAlertSettingStopsTheDeploymentNamingTheKey() {
+        properties.set("mailroom.alerts.group-wait", "soon");
+        assertThatThrownBy(AlertServiceCdiTest::boot)
+                .hasStackTraceContaining("Mailroom does not start: 1 setting cannot be used")
+                .hasStackTraceContaining("mailroom.alerts.group-wait");
     }
 }

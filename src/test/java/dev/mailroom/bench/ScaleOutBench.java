@@ -18,7 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Scale-out, side by side (issue 12, "Done when"): the production topology on loopback (a replicated Artemis pair
+ * Scale-out, side by side: the production topology on loopback (a replicated Artemis pair
  * made by server-config/artemis, one PostgreSQL, Mailroom nodes configured by configure.sh with
  * {@code MAILROOM_BROKER_URL}, 4 consumers each) sends N jobs with one node, then N jobs with two nodes, and the
  * rates are compared. First with the HTTP provider against a stub that answers after 200 ms (so the nodes wait

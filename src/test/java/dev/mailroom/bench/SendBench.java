@@ -74,7 +74,7 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  * acceptance-on-its-own rules) and measures them after Mailroom at the same concurrency, on queues {@code bench.naive}
  * and {@code bench.guarded} with mail.send's settings; each
  * figure runs on H2 and on PostgreSQL ({@code bench.databases}). The 50 ms runs check that as many calls as consumers
- * reach the stub at once. At the end: the summary lines (issue 13 item 5), the table between the markers of
+ * reach the stub at once. At the end: the summary lines, the table between the markers of
  * {@code bench.readme} and the chart {@code bench.chart} (item 6).
  * A warm-up (not timed) precedes every measured run. Exits 1 if any run lost, duplicated or failed jobs or timed out,
  * or reached fewer concurrent provider calls than configured.
@@ -289,7 +289,7 @@ public final class SendBench {
     }
 
     /**
-     * Item 2 of issue 13, checked: with a provider latency, every configured consumer must be calling the provider at
+     * Checked: with a provider latency, every configured consumer must be calling the provider at
      * once at some point (the stub's own count of concurrent requests), and the rate is compared with the ceiling.
      */
     private void checkConcurrency(String db, int consumers, Result r) {
@@ -1338,7 +1338,7 @@ public final class SendBench {
         b.append(String.format(Locale.ROOT, "total %.0f s; %s%n", total.toMillis() / 1000.0,
                 failures.isEmpty() ? "every job of every run was counted exactly once" : "FAILED: " + failures));
         b.append("=".repeat(110)).append('\n');
-        // issue 13 item 5: one figure a line, in a fixed form scripts can read, last in the output
+        // one figure a line, in a fixed form scripts can read, last in the output
         for (String line : summaryLines(points, checks)) {
             b.append(line).append('\n');
         }
@@ -1373,7 +1373,7 @@ public final class SendBench {
     }
 
     /**
-     * Issue 13 item 6: the table between the markers in bench/README.md (bench.readme) rewritten from this run, and
+     * The table between the markers in bench/README.md (bench.readme) rewritten from this run, and
      * the chart (bench.chart) beside it.
      */
     private void writeReadmeAndChart(Instant begin) {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.mailroom.job.Incoming;
 import dev.mailroom.redrive.DeadLetterRevision;
 import dev.mailroom.testsupport.ComponentDatabase;
-import io.smallrye.config.SmallRyeConfigBuilder;
 import jakarta.enterprise.event.Event;
 import jakarta.enterprise.event.NotificationOptions;
 import jakarta.enterprise.util.TypeLiteral;
@@ -106,7 +105,7 @@ class DeadLetterCountsComponentTest {
     private static DeadLetterRecorder recorder(EntityManager em) {
         DeadLetterRecorder r = new DeadLetterRecorder();
         set(r, "em", em);
-        set(r, "mpConfig", new SmallRyeConfigBuilder().build());
+        set(r, "retention", new DeadLetterRetention(key -> java.util.Optional.empty()));
         set(r, "arrivals", new NoEvents<DeadLetterArrived>());
         set(r, "counts", counts(em));
         return r;
@@ -124,7 +123,7 @@ class DeadLetterCountsComponentTest {
     private static DeadLetterMonitor monitor(EntityManager em) {
         DeadLetterMonitor m = new DeadLetterMonitor();
         set(m, "em", em);
-        set(m, "alertBefore", "P2D");
+        set(m, "alertBefore", java.time.Duration.ofDays(2));
         set(m, "notices", new NoEvents<DeadLetterNotice>());
         set(m, "copies", new NoCopies());
         set(m, "counts", counts(em));

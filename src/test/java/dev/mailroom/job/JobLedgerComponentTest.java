@@ -127,7 +127,7 @@ class JobLedgerComponentTest {
      * insert), the acceptance 3 (the job, the attempt, the entry: nothing read back, nothing left to flush; 4 and a
      * flush before). Counted by Hibernate, bootstrapped natively here: under WildFly (a JPA bootstrap) a native
      * statement whose tables are not declared also flushes the session first, which the server's figures show
-     * (bench/README.md, "Where a job's CPU goes", third pass). The timeline keeps the order things happened in.
+     * (bench/README.md, "Where a job's CPU goes"). The timeline keeps the order things happened in.
      */
     @Test
     void aNewJobsAdmissionAndAcceptanceCostEightAndThreeStatementsAndKeepTheirOrder() {

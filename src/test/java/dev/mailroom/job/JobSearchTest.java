@@ -36,6 +36,7 @@ class JobSearchTest {
             job(em, 4, "sent_to_provider", "acme", "welcome", 3, "to:alina@example.com");
             job(em, 5, "bounced", "globex", null, 4, "to:alice@example.com");
             job(em, 6, "sent_to_provider", "acme", null, 5, "to:al%x@example.net");
+            job(em, 7, "dead_lettered", "acme", null, 6, "to:policy571-alice@example.net", "cc:alice@example.com");
         });
     }
 
@@ -86,8 +87,8 @@ class JobSearchTest {
 
     @Test
     void anExactRecipientFindsItsJobsNewestFirstWhateverTheCaseOrDisplayName() {
-        assertThat(ids("alice@example.com")).containsExactly(5L, 2L, 1L);
-        assertThat(ids("  Alice <ALICE@Example.com> ")).containsExactly(5L, 2L, 1L);
+        assertThat(ids("alice@example.com")).containsExactly(7L, 5L, 2L, 1L);
+        assertThat(ids("  Alice <ALICE@Example.com> ")).containsExactly(7L, 5L, 2L, 1L);
         assertThat(ids("carol@example.org")).containsExactly(2L);
         assertThat(ids("nobody@example.com")).isEmpty();
     }
@@ -95,15 +96,29 @@ class JobSearchTest {
     @Test
     void aDomainFindsEachJobOnceEvenWithSeveralRecipientsThere() {
         assertThat(ids("@example.org")).containsExactly(3L, 2L);
-        assertThat(ids("@Example.COM")).containsExactly(5L, 4L, 2L, 1L);
+        assertThat(ids("@Example.COM")).containsExactly(7L, 5L, 4L, 2L, 1L);
     }
 
     @Test
     void aPrefixMatchesTheStartOfTheAddressOnlyAndTakesLikeCharactersLiterally() {
-        assertThat(ids("ali*")).containsExactly(5L, 4L, 2L, 1L);
+        assertThat(ids("ali*")).containsExactly(7L, 5L, 4L, 2L, 1L);
         assertThat(ids("alin*")).containsExactly(4L);
         assertThat(ids("al%*")).containsExactly(6L);
         assertThat(ids("a_ice*")).isEmpty();
+    }
+
+    @Test
+    void aPartOfAnAddressFindsEveryJobWithOneContainingItOnceAndAsTheSqlSays() {
+        assertThat(ids("alice")).containsExactly(7L, 5L, 2L, 1L);
+        assertThat(ids("*ALICE*")).containsExactly(7L, 5L, 2L, 1L);
+        assertThat(ids("-alice@")).containsExactly(7L);
+        assertThat(ids("*example.net")).containsExactly(7L, 6L);
+        assertThat(ids("l%x")).as("a like wildcard is matched as itself").containsExactly(6L);
+        assertThat(ids("l_ce")).isEmpty();
+        JobSearch.Sql sql = JobSearch.sql(JobSearch.Criteria.parse("alice", null, null, null, null, null, null, null,
+                null), 51);
+        assertThat(sql.text()).contains("r.address like ? escape '!'").endsWith("order by r.job_id desc limit ?");
+        assertThat(sql.parameters()).containsExactly("%alice%", 51);
     }
 
     @Test
@@ -124,7 +139,7 @@ class JobSearchTest {
 
     @Test
     void pagesFollowTheCursorWithoutGapOrRepeatAndTheLastHasNoNext() {
-        for (String recipient : new String[] {null, "@example.com", "ali*"}) {
+        for (String recipient : new String[] {null, "@example.com", "ali*", "alice"}) {
             List<Long> all = new ArrayList<>();
             String cursor = null;
             int pages = 0;
@@ -139,7 +154,7 @@ class JobSearchTest {
             } while (cursor != null && pages < 10);
             assertThat(all).as("recipient " + recipient).isEqualTo(ids(recipient)).doesNotHaveDuplicates();
         }
-        assertThat(ids(null)).containsExactly(6L, 5L, 4L, 3L, 2L, 1L);
+        assertThat(ids(null)).containsExactly(7L, 6L, 5L, 4L, 3L, 2L, 1L);
     }
 
     @Test
@@ -170,8 +185,8 @@ class JobSearchTest {
             assertThat(view.id()).isEqualTo(3L);
             assertThat(view.recipients()).containsExactly(
                     new JobQueries.RecipientView(0, "to", "bob@example.org", "delivered", "250 2.0.0 OK",
-                            T0.plusSeconds(300)),
-                    new JobQueries.RecipientView(1, "bcc", PayloadRedaction.MASK, null, null, null));
+                            T0.plusSeconds(300), "delivered"),
+                    new JobQueries.RecipientView(1, "bcc", PayloadRedaction.MASK, null, null, null, "not_yet_known"));
             assertThat(queries.byMessageId("msg-3", null, true).get(0).recipients().get(1).address())
                     .isEqualTo("dave@example.org");
         } finally {
@@ -190,7 +205,7 @@ class JobSearchTest {
     @Test
     void badParametersAreRefusedWithAReasonNamingThem() {
         String[][] cases = {
-            {"alice", null, null, null, null, "invalid_recipient"},
+            {"al", null, null, null, null, "invalid_recipient"},
             {"@", null, null, null, null, "invalid_recipient"},
             {"a*", null, null, null, null, "invalid_recipient"},
             {"a*b@example.com", null, null, null, null, "invalid_recipient"},

@@ -113,6 +113,6 @@ class CircuitBreakerTest {
         assertThat(b.delay()).isEqualTo(CircuitBreaker.Settings.DEFAULTS.delay());
         assertThatThrownBy(() -> CircuitBreaker.Settings.forProvider("x",
                 k -> k.equals("mailroom.breaker.x.failure-ratio") ? Optional.of("2") : Optional.empty()))
-                .hasMessageContaining("mailroom.breaker.x.").hasMessageContaining("failure ratio");
+                .hasMessage("mailroom.breaker.x.failure-ratio='2' is refused: expected a share above 0 and at most 1, such as 0.5");
     }
 }

@@ -451,4 +451,37 @@ class SendServiceCdiTest {
         assertThat(jobRows("rolled-back-in-delivery")).isEmpty();
         assertThat(SCRIPT).isEmpty();
     }
+
+    @Test
+    void aSystemicAnswerIsRecordedWithTheDelayItIsCarriedOutWith() throws Exception {
+        SendService send = boot("smtp", false);
+        SCRIPT.add(c -> new ProviderResponse(ProviderResponse.Status.REJECTED, "smtp", "535", "5.7.8",
+                "535 5.7.8 Authentication credentials invalid", null, null, null));
+        handle(send, delivery(job("systemic-delay")));
+
+        MailJob j = jobRow("systemic-delay");
+        assertThat(j.getState()).isEqualTo(JobState.retry_scheduled);
+        assertThat(COPY_DELAYS).as("back on the broker after the stop-the-line put-back").containsExactly(Duration.ofSeconds(1));
+        String decision = db.inTransaction(em -> em.createQuery("select a from JobAttempt a where a.jobId = :j",
+                JobAttempt.class).setParameter("j", j.getId()).getSingleResult().getDecision());
+        List<String> details = db.inTransaction(em -> em.createQuery(
+                "select e.detail from JobEvent e where e.jobId = :j and e.type in ('attempt_failed', 'retry_scheduled') "
+                        + "order by e.id", String.class).setParameter("j", j.getId()).getResultList());
+        assertThat(decision).isEqualTo("pause provider:smtp: retry after 1s (no attempt consumed)");
+        assertThat(details).hasSize(2).allSatisfy(d -> assertThat(d).contains(decision));
+    }
+
+    @Test
+    void aJobKeepsItsSubjectOrTemplateAndWhenItsProducerQueuedIt() throws Exception {
+        SendService send = boot(SandboxProvider.NAME, true);
+        java.time.Instant queued = java.time.Instant.parse("2026-12-01T23:00:00.123Z");
+        handle(send, new Incoming("mail.send", "ID:queued-1", false, 1,
+                job("kept-subject").getBytes(StandardCharsets.UTF_8), true, null, queued, null, null, null));
+
+        MailJob j = jobRow("kept-subject");
+        assertThat(j.getSubject()).isEqualTo("s");
+        assertThat(j.getTemplateId()).isNull();
+        assertThat(j.getQueuedAt()).isEqualTo(queued);
+        assertThat(j.getReceivedAt()).as("when Mailroom took it: later").isAfter(queued);
+    }
 }

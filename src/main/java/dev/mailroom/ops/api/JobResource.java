@@ -1,5 +1,6 @@
 package dev.mailroom.ops.api;
 
+import dev.mailroom.deadletter.JobDeadLetters;
 import dev.mailroom.job.JobQueries;
 import dev.mailroom.job.JobSearch;
 import jakarta.validation.constraints.Pattern;
@@ -24,8 +25,8 @@ import java.util.List;
  * {@code GET /api/v1/jobs?recipient=&message_id=&idempotency_key=&campaign_id=&tenant=&state=&from=&to=&cursor=&limit=}:
  * jobs found the way support asks ({@link JobSearch}), newest first, keyset-paged ({@code next} is the following
  * page's {@code cursor}).
- * {@code GET /api/v1/jobs/{message_id}[?queue=]}: a job's state, attempts, timeline and recipients with their
- * delivery state. Both redacted for a viewer as a payload is ({@link Disclosure}; {@code ?reveal=true}: operators).
+ * {@code GET /api/v1/jobs/{message_id}[?queue=]}: a job's state, subject or template, queued and received times,
+ * attempts, timeline, recipients with their delivery state, and its dead letters ({@code dead_letters}). Both redacted for a viewer as a payload is ({@link Disclosure}; {@code ?reveal=true}: operators).
  * {@code POST .../mark-sent} and {@code POST .../send-again} with {@code {"reason": ...}}: an operator's
  * answer to a job whose send is {@code unknown}, recorded with who and why.
  */
@@ -39,6 +40,8 @@ public class JobResource {
     JobSearch search;
     @Inject
     UnknownSends unknownSends;
+    @Inject
+    JobDeadLetters deadLetters;
     @Inject
     Disclosure disclosure;
     @Context
@@ -86,8 +89,14 @@ public class JobResource {
                     "message_id '" + messageId + "' is on several queues "
                             + found.stream().map(JobQueries.JobView::queue).toList() + "; add ?queue=");
         }
-        return disclosure.ok(found.get(0), reveal, security, null);
+        JobQueries.JobView job = found.get(0);
+        return disclosure.ok(new JobPage(job, deadLetters.of(job.id(), job.messageId(), job.queue())), reveal,
+                security, null);
     }
+
+    /** A job as its page shows it: the job, and its dead letters (newest first) to link straight to. */
+    public record JobPage(@com.fasterxml.jackson.annotation.JsonUnwrapped JobQueries.JobView job,
+                          List<JobDeadLetters.Link> deadLetters) { }
 
     @POST
     @Path("/{messageId}/mark-sent")

@@ -1,6 +1,7 @@
 package dev.mailroom.ops.api;
 
 import dev.mailroom.job.SendActivity;
+import dev.mailroom.job.WaitingJobs;
 import dev.mailroom.platform.BrokerQueues;
 import dev.mailroom.platform.ConsumerControl;
 import dev.mailroom.platform.MailroomConfig;
@@ -9,8 +10,9 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
-import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
@@ -26,7 +28,8 @@ import java.util.Map;
 /**
  * {@code GET /api/v1/queues}: per send queue its depth, messages in flight, scheduled (the retry backlog), its DLQ's
  * depth, whether its consumers are paused on this node, and its send rate and accepted / failed (by class)
- * provider calls over the last hour. {@code POST /api/v1/queues/{queue}/pause} and {@code /resume}: stop and
+ * provider calls over the last hour. {@code GET /api/v1/queues/{queue}/waiting?limit=}: the jobs waiting on it
+ * (browsed, never taken). {@code POST /api/v1/queues/{queue}/pause} and {@code /resume}: stop and
  * start the queue's consumers on this node ({@link ConsumerControl}); an unknown queue is a 404.
  */
 @Path("/v1/queues")
@@ -73,6 +76,10 @@ public class QueueResource {
     SendActivity activity;
     @Inject
     Clock clock;
+    @Inject
+    WaitingJobs waiting;
+    @Inject
+    Disclosure disclosure;
     @Context
     SecurityContext security;
 
@@ -100,6 +107,37 @@ public class QueueResource {
             return ApiError.response(Response.Status.SERVICE_UNAVAILABLE, "broker_unavailable", e.getMessage());
         }
     }
+
+    /**
+     * The jobs waiting on the broker for {@code queue}, head first, at most {@code limit} (1-100): browsed, never
+     * taken ({@link WaitingJobs}), with the queue's figures for what is not shown (the rest of the depth, the
+     * scheduled copies). Recipients and subject redacted for a viewer as a payload is ({@code ?reveal=true}).
+     */
+    @GET
+    @Path("/{queue}/waiting")
+    public Response waiting(@PathParam("queue") String queue,
+                            @QueryParam("limit") @DefaultValue("100") @Limit(max = WaitingJobs.MAX_LIMIT) String limit,
+                            @QueryParam("reveal") boolean reveal) {
+        if (!config.queues().contains(queue)) {
+            return ApiError.response(Response.Status.NOT_FOUND, "queue_not_found",
+                    "no send queue " + queue + "; the send queues are " + config.queues());
+        }
+        try {
+            BrokerQueues.QueueFigures figures = broker.figures(queue);
+            List<WaitingJobs.Waiting> items = waiting.first(queue, Integer.parseInt(limit), reveal);
+            return disclosure.ok(new WaitingView(queue, figures.depth(), figures.inFlight(), figures.scheduled(),
+                    consumers.paused(queue), items), reveal, security, null);
+        } catch (BrokerQueues.BrokerUnavailableException e) {
+            return ApiError.response(Response.Status.SERVICE_UNAVAILABLE, "broker_unavailable", e.getMessage());
+        }
+    }
+
+    /**
+     * @param depth     messages on the queue now (the items are its first ones)
+     * @param scheduled copies due later (retries, put-backs): not browsable until due
+     */
+    public record WaitingView(String queue, long depth, long inFlight, long scheduled, boolean paused,
+                              List<WaitingJobs.Waiting> items) { }
 
     /**
      * Stops the queue's consumers: its messages stay on the broker until resumed. {@code reason} (optional, at

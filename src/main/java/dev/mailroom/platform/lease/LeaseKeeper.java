@@ -33,7 +33,7 @@ public class LeaseKeeper {
     TimerService timers;
     @Inject
     @ConfigProperty(name = "mailroom.lease.heartbeat", defaultValue = "PT10S")
-    String heartbeat;
+    Duration heartbeat;
     @Inject
     Leases leases;
     @EJB
@@ -43,7 +43,7 @@ public class LeaseKeeper {
 
     @PostConstruct
     void schedule() {
-        long ms = Duration.parse(heartbeat).toMillis();
+        long ms = heartbeat.toMillis();
         if (ms * 2 >= leases.ttl().toMillis()) {
             throw new IllegalStateException("mailroom.lease.heartbeat " + heartbeat + " must be well below mailroom.lease.ttl "
                     + leases.ttl() + " (a third of it, say)");

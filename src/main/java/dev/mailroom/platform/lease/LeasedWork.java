@@ -21,8 +21,8 @@ public interface LeasedWork {
     record Schedule(String lease, Duration interval) {
 
         /** With the interval as an ISO-8601 duration (a configuration value). */
-        public static Schedule of(String lease, String interval) {
-            return new Schedule(lease, Duration.parse(interval));
+        public static Schedule of(String lease, Duration interval) {
+            return new Schedule(lease, interval);
         }
     }
 

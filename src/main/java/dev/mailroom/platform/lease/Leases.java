@@ -38,7 +38,7 @@ public class Leases {
     String node;
     @Inject
     @ConfigProperty(name = "mailroom.lease.ttl", defaultValue = "PT30S")
-    String ttl;
+    Duration ttl;
     @Inject
     LeaseStore store;
 
@@ -59,7 +59,7 @@ public class Leases {
     }
 
     public Duration ttl() {
-        return Duration.parse(ttl);
+        return ttl;
     }
 
     /**

@@ -6,6 +6,8 @@
  * holder dies its lease expires and another node takes it over. {@link LeaseRules} decides, from a
  * table; {@link LeaseTable} carries a decision out on one database session; {@link Leases} is what the
  * jobs ask ("is it my turn?"); {@link LeasedTimers} is the one timer-and-lease set-up of every such job
- * (a {@link LeasedWork}). Depends on the ground only.
+ * (a {@link LeasedWork}).
+ *
+ * <p>May use: platform.
  */
 package dev.mailroom.platform.lease;

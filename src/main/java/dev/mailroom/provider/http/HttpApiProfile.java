@@ -139,7 +139,7 @@ public record HttpApiProfile(
         private static final java.util.regex.Pattern RESEND_TAG_VALUE = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,256}");
 
         /**
-         * Mailroom's message_id as a Resend tag, which Resend's webhooks carry back (issue 11: events are matched
+         * Mailroom's message_id as a Resend tag, which Resend's webhooks carry back (reconciliation matches events
          * by it when the provider's id was never recorded, as for an {@code unknown} send): {@code mailroom_message_id}
          * as it is when a tag can hold it, else {@code mailroom_message_id_hex} (hex of its UTF-8).
          */

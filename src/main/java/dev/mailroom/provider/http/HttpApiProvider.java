@@ -72,6 +72,12 @@ public final class HttpApiProvider implements MailProvider {
         return NAME;
     }
 
+    /** This instance's own profile classifies its answers (a chain may hold a generic and a resend API). */
+    @Override
+    public java.util.Optional<String> mappingProfile() {
+        return java.util.Optional.of(settings.profile().name());
+    }
+
     /** True whenever an idempotency header is configured, as it is for every built-in profile. */
     @Override
     public boolean dedupesByIdempotencyKey() {

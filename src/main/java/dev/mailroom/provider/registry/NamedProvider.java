@@ -9,7 +9,8 @@ import java.util.Objects;
 /**
  * A provider instance named in configuration ({@code mailroom.provider.<name>.kind=smtp}): attempts,
  * breakers, rate limits and metrics use its name; its responses keep the kind's name ({@code smtp},
- * {@code http}), because the mapping tables classify by kind.
+ * {@code http}); its answers are classified by its own kind's table with its own profile
+ * ({@code mailroom.provider.<name>.profile}), not by whichever profile the active provider of that kind has.
  */
 final class NamedProvider implements MailProvider {
 
@@ -44,6 +45,16 @@ final class NamedProvider implements MailProvider {
     @Override
     public ProviderResponse send(OutboundMail mail, SendCheckpoint checkpoint) {
         return delegate.send(mail, checkpoint);
+    }
+
+    @Override
+    public String mappingTable() {
+        return delegate.mappingTable();
+    }
+
+    @Override
+    public java.util.Optional<String> mappingProfile() {
+        return delegate.mappingProfile();
     }
 
     String kind() {

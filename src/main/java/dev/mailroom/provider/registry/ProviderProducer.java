@@ -3,6 +3,9 @@ package dev.mailroom.provider.registry;
 import dev.mailroom.provider.MailProvider;
 
 import dev.mailroom.platform.MailroomConfig;
+import dev.mailroom.platform.settings.InvalidSetting;
+import dev.mailroom.platform.settings.SettingsReader;
+import dev.mailroom.platform.settings.SettingsReader.Value;
 import dev.mailroom.provider.http.HttpApiProfile;
 import dev.mailroom.provider.http.HttpApiProvider;
 import dev.mailroom.provider.http.HttpApiSettings;
@@ -43,58 +46,76 @@ public class ProviderProducer {
             case "sandbox" -> sandbox;
             case "smtp" -> new SmtpProvider(smtpSettings(config), clock);
             case "http" -> new HttpApiProvider(httpSettings(config), clock);
-            default -> throw new IllegalStateException("mailroom.provider must be sandbox, smtp or http, not '"
-                    + mailroom.provider() + "'");
+            default -> throw new InvalidSetting("mailroom.provider", mailroom.provider(), "sandbox, smtp or http");
         };
         LOG.info(() -> String.format("mail provider: %s", p.name()));
         return p;
     }
 
     static SmtpSettings smtpSettings(Config c) {
-        return smtpSettings(key -> text(c, "mailroom.smtp." + key));
+        SettingsReader reader = new SettingsReader(key -> c.getOptionalValue(key, String.class));
+        return smtpSettings(key -> reader.find("mailroom.smtp." + key));
     }
 
-    /** SMTP settings from {@code setting}, which answers a key without its prefix ({@code host}, {@code port}...). */
-    static SmtpSettings smtpSettings(Function<String, Optional<String>> setting) {
+    /**
+     * SMTP settings from {@code setting}, which answers a key without its prefix ({@code host}, {@code port}...) with
+     * the value and the full key it came from.
+     */
+    public static SmtpSettings smtpSettings(Function<String, Optional<Value>> setting) {
         return new SmtpSettings(
-                required(setting, "host"),
-                Integer.parseInt(required(setting, "port")),
-                SmtpSettings.StartTls.valueOf(required(setting, "starttls").toUpperCase(Locale.ROOT)),
-                setting.apply("username").orElse(null),
-                setting.apply("password").orElse(null),
-                Duration.ofMillis(Long.parseLong(required(setting, "connect-timeout-ms"))),
-                Duration.ofMillis(Long.parseLong(required(setting, "read-timeout-ms"))),
-                setting.apply("helo-name").orElse(null),
-                required(setting, "message-id-domain"));
+                required(setting, "host").text(),
+                required(setting, "port").integer(1, 65535),
+                required(setting, "starttls").as(t -> SmtpSettings.StartTls.valueOf(t.toUpperCase(Locale.ROOT)),
+                        "none, optional or required"),
+                optional(setting, "username"),
+                optional(setting, "password"),
+                millis(required(setting, "connect-timeout-ms")),
+                millis(required(setting, "read-timeout-ms")),
+                optional(setting, "helo-name"),
+                required(setting, "message-id-domain").text());
     }
 
     static HttpApiSettings httpSettings(Config c) {
-        return httpSettings(key -> text(c, "mailroom.http." + key));
+        SettingsReader reader = new SettingsReader(key -> c.getOptionalValue(key, String.class));
+        return httpSettings(key -> reader.find("mailroom.http." + key));
     }
 
     /** HTTP API settings from {@code setting}, which answers a key without its prefix ({@code base-url}...). */
-    static HttpApiSettings httpSettings(Function<String, Optional<String>> setting) {
+    public static HttpApiSettings httpSettings(Function<String, Optional<Value>> setting) {
         HttpApiSettings defaults = HttpApiSettings.forProfile(
-                HttpApiProfile.named(required(setting, "profile")),
-                URI.create(required(setting, "base-url")),
-                setting.apply("api-key").orElse(null),
-                Duration.ofMillis(Long.parseLong(required(setting, "connect-timeout-ms"))),
-                Duration.ofMillis(Long.parseLong(required(setting, "request-timeout-ms"))));
+                required(setting, "profile").as(HttpApiProfile::named, "a profile name: " + HttpApiProfile.names()),
+                required(setting, "base-url").as(ProviderProducer::httpUrl, "an absolute http(s) URL"),
+                optional(setting, "api-key"),
+                millis(required(setting, "connect-timeout-ms")),
+                millis(required(setting, "request-timeout-ms")));
         // Each of the profile's defaults can be overridden: an API that is "generic but not quite".
         return new HttpApiSettings(defaults.baseUrl(),
-                setting.apply("path").orElse(defaults.path()),
-                setting.apply("auth-header").orElse(defaults.authHeaderName()),
+                setting.apply("path").map(Value::text).orElse(defaults.path()),
+                setting.apply("auth-header").map(Value::text).orElse(defaults.authHeaderName()),
                 defaults.authValue(),
-                setting.apply("idempotency-header").orElse(defaults.idempotencyHeaderName()),
+                setting.apply("idempotency-header").map(Value::text).orElse(defaults.idempotencyHeaderName()),
                 defaults.connectTimeout(), defaults.requestTimeout(), defaults.profile());
     }
 
-    private static String required(Function<String, Optional<String>> setting, String key) {
+    private static Value required(Function<String, Optional<Value>> setting, String key) {
         return setting.apply(key).orElseThrow(() -> new java.util.NoSuchElementException(
                 "provider setting '" + key + "' is not configured"));
     }
 
-    static Optional<String> text(Config c, String key) {
-        return c.getOptionalValue(key, String.class).map(String::trim).filter(s -> !s.isEmpty());
+    private static String optional(Function<String, Optional<Value>> setting, String key) {
+        return setting.apply(key).map(Value::text).orElse(null);
     }
+
+    private static URI httpUrl(String text) {
+        URI uri = URI.create(text);
+        if (!"http".equalsIgnoreCase(uri.getScheme()) && !"https".equalsIgnoreCase(uri.getScheme())) {
+            throw new IllegalArgumentException("not http(s)");
+        }
+        return uri;
+    }
+
+    private static Duration millis(Value v) {
+        return Duration.ofMillis(v.longInteger(1, Long.MAX_VALUE));
+    }
+
 }

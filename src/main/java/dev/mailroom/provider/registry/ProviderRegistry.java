@@ -1,6 +1,9 @@
 package dev.mailroom.provider.registry;
 
 import dev.mailroom.platform.MailroomConfig;
+import dev.mailroom.platform.settings.CheckedAtBoot;
+import dev.mailroom.platform.settings.InvalidSetting;
+import dev.mailroom.platform.settings.SettingsReader;
 import dev.mailroom.provider.MailProvider;
 import dev.mailroom.provider.http.HttpApiProvider;
 import dev.mailroom.provider.smtp.SmtpProvider;
@@ -16,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.Config;
 
@@ -30,7 +34,7 @@ import org.eclipse.microprofile.config.Config;
  * deployment with the key to set.
  */
 @ApplicationScoped
-public class ProviderRegistry {
+public class ProviderRegistry implements CheckedAtBoot {
 
     private static final Logger LOG = Logger.getLogger(ProviderRegistry.class.getName());
 
@@ -50,35 +54,43 @@ public class ProviderRegistry {
     private final Map<String, Entry> entries = new LinkedHashMap<>();
     private final Map<String, List<String>> chains = new LinkedHashMap<>();
 
+    private SettingsReader settings;
+
     @PostConstruct
     void build() {
+        settings = new SettingsReader(key -> config.getOptionalValue(key, String.class));
         entries.put(active.name(), new Entry(active.name(), active.name(), active));
         for (String queue : mailroom.queues()) {
-            List<String> chain = ProviderProducer.text(config, "mailroom.providers." + queue)
-                    .map(v -> Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList())
+            List<String> chain = settings.find("mailroom.providers." + queue).map(SettingsReader.Value::list)
                     .filter(l -> !l.isEmpty())
                     .orElse(List.of(active.name()));
             for (String name : chain) {
-                entries.computeIfAbsent(name, this::instance);
+                entries.computeIfAbsent(name, n -> instance(n, settings, clock));
             }
             chains.put(queue, List.copyOf(chain));
         }
         LOG.info(() -> "provider chains: " + chains);
     }
 
-    private Entry instance(String name) {
+    @Override
+    public void checkSettings() {
+        entries();
+    }
+
+    /**
+     * The provider instance {@code name} of a chain, from its own keys ({@code mailroom.provider.<name>.*}) falling
+     * back to its kind's ({@code mailroom.smtp.*}, {@code mailroom.http.*}).
+     */
+    public static Entry instance(String name, SettingsReader settings, Clock clock) {
         String prefix = "mailroom.provider." + name + ".";
-        String kind = ProviderProducer.text(config, prefix + "kind").map(k -> k.toLowerCase(Locale.ROOT))
-                .orElseThrow(() -> new IllegalStateException("provider '" + name + "' is named in a chain"
-                        + " (mailroom.providers.<queue>) but " + prefix + "kind is not set (smtp or http)"));
+        String kind = settings.find(prefix + "kind").map(k -> k.oneOf(Set.of("smtp", "http")))
+                .orElseThrow(() -> new InvalidSetting("mailroom.providers.<queue>", name, "provider '" + name
+                        + "' to be configured: it is named in a chain, so set " + prefix + "kind (smtp or http)"));
         MailProvider p = switch (kind) {
             case "smtp" -> new SmtpProvider(ProviderProducer.smtpSettings(
-                    key -> ProviderProducer.text(config, prefix + key)
-                            .or(() -> ProviderProducer.text(config, "mailroom.smtp." + key))), clock);
-            case "http" -> new HttpApiProvider(ProviderProducer.httpSettings(
-                    key -> ProviderProducer.text(config, prefix + key)
-                            .or(() -> ProviderProducer.text(config, "mailroom.http." + key))), clock);
-            default -> throw new IllegalStateException(prefix + "kind must be smtp or http, not '" + kind + "'");
+                    key -> settings.find(prefix + key, "mailroom.smtp." + key)), clock);
+            default -> new HttpApiProvider(ProviderProducer.httpSettings(
+                    key -> settings.find(prefix + key, "mailroom.http." + key)), clock);
         };
         return new Entry(name, kind, new NamedProvider(name, p));
     }

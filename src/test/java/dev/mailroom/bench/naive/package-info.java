@@ -1,5 +1,5 @@
 /**
- * The plain baselines of {@code bench/run.sh} (issue 13, item 3), what a team would write without Mailroom. The
+ * The plain baselines of {@code bench/run.sh}, what a team would write without Mailroom. The
  * <i>naive</i> bean receives in a JTA transaction, parses the JSON, makes one JPA insert, calls the same provider and
  * commits. The <i>guarded</i> bean is the cheapest that keeps Mailroom's two rules for a provider outside the database
  * (claim + attempt committed before the call, the acceptance committed on its own): the floor of the guarantees' price.

@@ -183,7 +183,7 @@ public final class MailroomNodes {
          * {@code logging.properties} writes the early boot log to {@code <dir>/log/server.log}, and
          * {@code deployments} with a copy of each deployment (not its markers).
          */
-        static Path ownServerBase(Path home, Path dir) {
+        public static Path ownServerBase(Path home, Path dir) {
             Path configuration = dir.resolve("configuration");
             PostgresServer.copyTree(home.resolve("standalone/configuration"), configuration);
             Path logging = configuration.resolve("logging.properties");

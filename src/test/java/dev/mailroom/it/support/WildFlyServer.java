@@ -147,6 +147,49 @@ public final class WildFlyServer implements AutoCloseable {
 
     /** Starts the server and waits until the readiness URL answers 200. */
     public synchronized WildFlyServer start() {
+        Instant begin = launch();
+        awaitReady(begin);
+        lastBootTime = Duration.between(begin, Instant.now());
+        log("WildFly ready at " + settings.readinessUrl + " after " + lastBootTime.toMillis() + " ms (start #" + starts
+                + ", java pid " + java.pid() + ", console " + consoleLog + ")");
+        return this;
+    }
+
+    /**
+     * Starts the server and waits until it says its boot is over, well or with errors ({@code WFLYSRV0025} or
+     * {@code WFLYSRV0026}), without waiting for the application: for a test that expects the deployment refused.
+     *
+     * @return the console log up to then
+     */
+    public synchronized String startAndAwaitBootEnd() {
+        Instant begin = launch();
+        Instant deadline = begin.plus(settings.bootTimeout);
+        while (Instant.now().isBefore(deadline)) {
+            String console = readConsole();
+            if (console.contains("WFLYSRV0025") || console.contains("WFLYSRV0026")) {
+                java = findJava().orElse(null);
+                return console;
+            }
+            if (!script.isAlive()) {
+                throw new IllegalStateException("WildFly exited with code " + script.exitValue() + " while booting;"
+                        + " console log " + consoleLog + ":\n" + PostgresServer.tail(consoleLog, 60));
+            }
+            sleep(POLL);
+        }
+        killHard();
+        throw new IllegalStateException("WildFly did not finish booting within " + settings.bootTimeout.toSeconds()
+                + " s; it was killed. Console log " + consoleLog + ":\n" + PostgresServer.tail(consoleLog, 60));
+    }
+
+    private String readConsole() {
+        try {
+            return Files.exists(consoleLog) ? Files.readString(consoleLog) : "";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Instant launch() {
         if (isRunning()) {
             throw new IllegalStateException("WildFly is already running (pid " + script.pid() + ")");
         }
@@ -172,11 +215,7 @@ public final class WildFlyServer implements AutoCloseable {
             shutdownHook = new Thread(this::stopAtJvmExit, "wildfly-stop-" + httpPort());
             Runtime.getRuntime().addShutdownHook(shutdownHook);
         }
-        awaitReady(begin);
-        lastBootTime = Duration.between(begin, Instant.now());
-        log("WildFly ready at " + settings.readinessUrl + " after " + lastBootTime.toMillis() + " ms (start #" + starts
-                + ", java pid " + java.pid() + ", console " + consoleLog + ")");
-        return this;
+        return begin;
     }
 
     /**

@@ -1,0 +1,277 @@
+package dev.mailroom.it.resilience;
+
+import dev.mailroom.it.support.Jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.mailroom.it.support.AlertReceiver;
+import dev.mailroom.it.support.ApiClient;
+import dev.mailroom.it.support.ItEnvironment;
+import dev.mailroom.testsupport.SmtpTestServer;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Stop the line on the real server: revoked credentials pause the queue and a probe
+ * resumes it once they work; a burst of systemic-looking dead letters trips the dead-letter-rate breaker and a
+ * burst of poison does not; a 60 s PostgreSQL outage under load ends in sends, not in dead letters.
+ * The first two run on H2 only, the outage on PostgreSQL only (one boot each, in the existing executions).
+ */
+@Tag("smtp")
+class StopTheLineIT {
+
+    private static final String SEND = "mail.send";
+    private static final String BULK = "mail.send.bulk";
+
+    private final ItEnvironment env = ItEnvironment.get();
+    private final SmtpTestServer smtp = env.smtp();
+    private final ApiClient api = env.api();
+    private final AlertReceiver alerts = env.alerts();
+
+    @Test
+    void revokedCredentialsStopTheLineWithoutDeadLettersAndEveryJobIsSentOnceWhenTheyWorkAgain() {
+        assumeFalse(env.isPostgres(), "H2 only: the send path is the same on PostgreSQL");
+        String prefix = Jobs.runPrefix("revoked");
+        List<String> ids = Jobs.ids(prefix, 30);
+        Instant start = Instant.now();
+        smtp.setOutage(535, "5.7.8 Authentication credentials invalid");
+        try {
+            env.jms().sendAll(SEND, Jobs.jobs(ids));
+            JsonNode paused = awaitQueue(SEND, q -> q.path("paused").asBoolean()
+                    && "systemic".equals(q.path("paused_reason").asText()), Duration.ofSeconds(30));
+            int callsAtPause = providerCalls(ids);
+            assertThat(callsAtPause).as("provider calls until the line stopped").isBetween(1, 25);
+            assertThat(paused.path("paused_since").asText()).isNotBlank();
+            assertThat(paused.path("paused_detail").asText()).contains("535");
+
+            List<AlertReceiver.Received> pages = awaitAlerts(start, a -> "QueuePaused".equals(a.label("alertname"))
+                    && SEND.equals(a.label("queue")) && "systemic".equals(a.label("reason")));
+            assertThat(pages.get(0).label("severity")).isEqualTo("page");
+
+            // while stopped, the probe keeps trying the head job; nothing ends, nothing uses up a retry
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> providerCalls(ids) >= callsAtPause + 2);
+            for (String id : ids) {
+                JsonNode job = jobOrNull(id);
+                if (job != null) {
+                    assertThat(job.path("state").asText()).as(id).isIn("received", "sending", "retry_scheduled");
+                    assertNoRetryUsedBySystemicAnswers(id, job);
+                }
+            }
+            System.err.printf("[stop-the-line] paused after %d provider calls for %d jobs%n", callsAtPause, ids.size());
+        } finally {
+            smtp.setOutage(null, null); // the credentials are fixed
+        }
+
+        // the next probe is accepted and starts the line again; every job is sent exactly once
+        awaitQueue(SEND, q -> !q.path("paused").asBoolean() && !q.hasNonNull("paused_reason"), Duration.ofSeconds(20));
+        Map<String, String> smtpIds = smtpIds(ids);
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> smtp.countsByMessageId().keySet()
+                .containsAll(smtpIds.values()));
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> ids.stream()
+                .allMatch(id -> "sent_to_provider".equals(Jobs.state(api, id))));
+        Map<String, Integer> counts = smtp.countsByMessageId();
+        smtpIds.values().forEach(m -> assertThat(counts.get(m)).as("copies of " + m).isEqualTo(1));
+        assertThat(env.jms().browse("DLQ." + SEND, "mr_message_id LIKE '" + prefix + "%'")).as("dead letters").isEmpty();
+        int systemic = 0;
+        for (String id : ids) {
+            JsonNode job = jobOrNull(id);
+            systemic += assertNoRetryUsedBySystemicAnswers(id, job);
+            assertThat(job.path("attempt_count").asInt()).as("retries used by " + id + " (its accepted attempt only)")
+                    .isLessThanOrEqualTo(1);
+        }
+        assertThat(systemic).as("attempts answered 535").isPositive();
+    }
+
+    /** Every finished attempt answered {@code systemic} used no retry and was put back; returns how many. */
+    private static int assertNoRetryUsedBySystemicAnswers(String id, JsonNode job) {
+        int n = 0;
+        for (JsonNode a : job.path("attempts")) {
+            if ("systemic".equals(a.path("failure_class").asText())) {
+                assertThat(a.path("consumed_attempt").asBoolean()).as("a 535 attempt of " + id + " used a retry").isFalse();
+                assertThat(a.path("decision").asText()).as(id).startsWith("pause");
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void theDeadLetterRateBreakerTripsOnABurstOfHandlerErrorsAndNotOnABurstOfPoison() {
+        assumeFalse(env.isPostgres(), "H2 only");
+        // the IT server's bulk queue: activation 20 deliveries, 10 %, 1 minute, restart after 3 s
+        Instant start = Instant.now();
+        String poison = Jobs.runPrefix("dlr-poison");
+        List<String> poisonIds = Jobs.ids(poison, 30);
+        env.jms().sendAll(BULK, poisonIds.stream()
+                .map(id -> "{\"schema_version\": 1, \"message_id\": \"" + id + "\"}").toList());
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() ->
+                env.jms().browse("DLQ." + BULK, "mr_message_id LIKE '" + poison + "%'").size() == poisonIds.size());
+        assertThat(queue(BULK).path("paused").asBoolean()).as("30 poison dead letters of 30 deliveries").isFalse();
+        assertThat(alerts.since(start)).noneMatch(a -> "QueuePaused".equals(a.label("alertname"))
+                && BULK.equals(a.label("queue")));
+
+        String broken = Jobs.runPrefix("dlr-handler");
+        List<String> brokenIds = Jobs.ids(broken, 15);
+        // the schema takes a display name with an unbalanced quote, the SMTP provider's address parser throws: an
+        // exception in our own code, internal, one retry, then handler_error (see DeadLetterEnvelopeIT)
+        env.jms().sendAll(BULK, brokenIds.stream().map(id -> """
+                {"schema_version": 1, "message_id": "%s", "from": "noreply@example.com",
+                 "to": ["\\"Alice <alice@example.com>"], "subject": "x", "text": "x"}""".formatted(id)).toList());
+        JsonNode paused = awaitQueue(BULK, q -> "dead_letter_rate".equals(q.path("paused_reason").asText()),
+                Duration.ofSeconds(60));
+        assertThat(paused.path("paused_detail").asText()).contains("dead-lettered");
+        List<AlertReceiver.Received> pages = awaitAlerts(start, a -> "QueuePaused".equals(a.label("alertname"))
+                && BULK.equals(a.label("queue")) && "dead_letter_rate".equals(a.label("reason")));
+        assertThat(pages.get(0).label("severity")).isEqualTo("page");
+
+        // it restarts by itself after its restart time; the rest of the burst ends where the policy sends it
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() ->
+                env.jms().browse("DLQ." + BULK, "mr_message_id LIKE '" + broken + "%'").size() == brokenIds.size());
+        awaitQueue(BULK, q -> !q.path("paused").asBoolean(), Duration.ofSeconds(30));
+        assertThat(env.jms().browse("DLQ." + BULK, "mr_message_id LIKE '" + broken + "%'"))
+                .allMatch(m -> "handler_error".equals(property(m, "mr_reason")));
+    }
+
+    @Test
+    void aSixtySecondDatabaseOutageUnderLoadEndsInSendsNotInDeadLetters() throws Exception {
+        assumeTrue(env.isPostgres(), "needs a database that can be stopped");
+        String prefix = Jobs.runPrefix("pg-outage");
+        List<String> ids = Jobs.ids(prefix, 300);
+        Map<String, String> smtpIds = smtpIds(ids);
+        smtp.setDelayBeforeReply(Duration.ofMillis(40)); // a relay that takes a moment: the load is still going
+        try {
+            env.jms().sendAll(SEND, Jobs.jobs(ids));
+            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> received(smtpIds) >= 30);
+            env.postgres().stopForOutage();
+            Instant down = Instant.now();
+            int atOutage = received(smtpIds);
+            try {
+                JsonNode paused = awaitQueue(SEND, q -> "database".equals(q.path("paused_reason").asText()),
+                        Duration.ofSeconds(20));
+                // the broker's figures stay readable; the database's are unknown, not 0
+                assertThat(paused.path("depth").isNumber()).as("depth during the outage: %s", paused).isTrue();
+                assertThat(paused.path("accepted_last_hour").isNull()).as("accepted_last_hour during the outage: %s", paused)
+                        .isTrue();
+                assertThat(paused.path("sent_per_minute").isNull()).as("sent_per_minute during the outage: %s", paused)
+                        .isTrue();
+                long left = Duration.ofSeconds(60).minus(Duration.between(down, Instant.now())).toMillis();
+                if (left > 0) {
+                    Thread.sleep(left); // the outage lasts 60 s
+                }
+                assertThat(env.jms().browse("DLQ." + SEND, "mr_message_id LIKE '" + prefix + "%'"))
+                        .as("dead letters during the outage").isEmpty();
+            } finally {
+                env.postgres().startAgain();
+            }
+            System.err.printf("[stop-the-line] %d of %d received when PostgreSQL stopped, %d when it came back%n",
+                    atOutage, ids.size(), received(smtpIds));
+            awaitQueue(SEND, q -> !q.path("paused").asBoolean(), Duration.ofSeconds(30));
+            Awaitility.await().atMost(Duration.ofSeconds(120)).until(() -> received(smtpIds) == ids.size());
+        } finally {
+            smtp.setDelayBeforeReply(Duration.ZERO);
+        }
+        Map<String, Integer> counts = smtp.countsByMessageId();
+        smtpIds.values().forEach(m -> assertThat(counts.get(m)).as("copies of " + m + " at the SMTP server").isEqualTo(1));
+
+        // the database: every job once, sent (or unknown: its send passed the point of no return just as the
+        // database went away; the mail arrived once, above), no dead letter
+        Map<String, Integer> states = new HashMap<>();
+        Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> {
+            states.clear();
+            states.putAll(statesInDatabase(prefix));
+            return states.values().stream().mapToInt(Integer::intValue).sum() == ids.size()
+                    && states.keySet().stream().allMatch(s -> s.equals("sent_to_provider") || s.equals("unknown"));
+        });
+        System.err.printf("[stop-the-line] job states after the outage: %s%n", states);
+        try (Connection c = env.postgres().connect();
+             PreparedStatement s = c.prepareStatement("select count(*) from dead_letter where message_id like ?")) {
+            s.setString(1, prefix + "%");
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                assertThat(r.getInt(1)).as("dead_letter rows").isZero();
+            }
+        }
+        assertThat(env.jms().browse("DLQ." + SEND, "mr_message_id LIKE '" + prefix + "%'")).as("dead letters").isEmpty();
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private JsonNode queue(String name) {
+        for (JsonNode q : api.getJson("/api/v1/queues")) {
+            if (name.equals(q.path("queue").asText())) {
+                return q;
+            }
+        }
+        throw new AssertionError("no queue " + name + " in GET /api/v1/queues");
+    }
+
+    private JsonNode awaitQueue(String name, Predicate<JsonNode> until, Duration timeout) {
+        JsonNode[] last = new JsonNode[1];
+        Awaitility.await().atMost(timeout).pollInterval(Duration.ofMillis(200)).until(() -> {
+            last[0] = queue(name);
+            return until.test(last[0]);
+        });
+        return last[0];
+    }
+
+    private List<AlertReceiver.Received> awaitAlerts(Instant since, Predicate<AlertReceiver.Received> which) {
+        List<AlertReceiver.Received> found = new ArrayList<>();
+        Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> {
+            found.clear();
+            found.addAll(alerts.since(since).stream().filter(which).toList());
+            return !found.isEmpty();
+        });
+        return found;
+    }
+
+    private JsonNode jobOrNull(String id) {
+        return api.get("/api/v1/jobs/" + id).statusCode() == 404 ? null : api.getJson("/api/v1/jobs/" + id);
+    }
+
+    private int providerCalls(List<String> ids) {
+        int calls = 0;
+        for (String id : ids) {
+            JsonNode job = jobOrNull(id);
+            calls += job == null ? 0 : job.path("provider_calls").asInt();
+        }
+        return calls;
+    }
+
+    private static Map<String, String> smtpIds(List<String> ids) {
+        Map<String, String> out = new HashMap<>();
+        ids.forEach(id -> out.put(id, Jobs.smtpMessageId(id)));
+        return out;
+    }
+
+    private int received(Map<String, String> smtpIds) {
+        Map<String, Integer> counts = smtp.countsByMessageId();
+        return (int) smtpIds.values().stream().filter(counts::containsKey).count();
+    }
+
+    private Map<String, Integer> statesInDatabase(String prefix) throws Exception {
+        return Jobs.statesInDatabase(env.postgres(), prefix);
+    }
+
+    private static String property(jakarta.jms.Message m, String name) {
+        try {
+            return m.getStringProperty(name);
+        } catch (jakarta.jms.JMSException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
