@@ -88,20 +88,11 @@ public class SendService {
     StopLine stopLine;
 
     public void handle(Incoming in) {
-        ParseResult parsed = parser.parse(in.body());
-        if (parsed instanceof ParseResult.Rejected rejected) {
-            poison(in, rejected);
+        Optional<Prepared> prepared = prepare(in);
+        if (prepared.isEmpty()) {
             return;
         }
-        SendJob job = ((ParseResult.Parsed) parsed).job();
-        RenderedContent content;
-        try {
-            content = renderer.render(job);
-        } catch (TemplateException e) {
-            poison(in, new ParseResult.Rejected(e.reason(), e.getMessage(), job.messageId()));
-            return;
-        }
-
+        SendJob job = prepared.get().job();
         ProviderBreakers.Routed routed = breakers.route(in.queue(), in.refusedBy());
         if (routed instanceof ProviderBreakers.Waiting waiting) {
             // no provider of the chain may be called: the job waits on the broker, no retry used
@@ -111,23 +102,77 @@ public class SendService {
             metrics.outcome(in.queue(), "breaker_wait");
             return;
         }
-        ProviderBreakers.Choice choice = (ProviderBreakers.Choice) routed;
-        ProviderBreakers.Guarded guarded = choice.guarded();
-        MailProvider provider = guarded.provider();
-        AimdRateLimiter rateLimiter = guarded.rateLimiter();
+        Optional<Delivery> admitted = admit(in, job, (ProviderBreakers.Choice) routed);
+        if (admitted.isEmpty()) {
+            return;
+        }
+        Delivery d = admitted.get();
+        Call call = call(d, job, prepared.get().content());
+        if (call.superseded()) {
+            superseded(in, job);
+        } else if (call.bug() != null) {
+            // our own code failed (not the provider): classified as internal, not swallowed
+            LOG.log(java.util.logging.Level.SEVERE, call.bug(), () -> "provider call for job " + job.messageId() + " threw");
+            ProviderResponse noAnswer = new ProviderResponse(ProviderResponse.Status.REJECTED, d.provider().name(), null,
+                    null, String.valueOf(call.bug().getMessage()), null, null, call.bug().getClass().getName());
+            decideAndCarryOut(in, d, noAnswer, Failure.internal(call.bug()), call.bug());
+        } else if (call.response().accepted()) {
+            accepted(d, call.response());
+        } else {
+            failed(d, job, call);
+        }
+    }
 
+    /** A parsed, rendered job; empty when it is poison (dead-lettered here). */
+    private record Prepared(SendJob job, RenderedContent content) {
+    }
+
+    /** One admitted delivery: the provider it goes to and the ledger's steps its plan gives it. */
+    private record Delivery(Incoming in, ProviderBreakers.Choice choice, LedgerSteps steps, Begin.Proceed proceed) {
+        MailProvider provider() {
+            return choice.guarded().provider();
+        }
+
+        AimdRateLimiter rateLimiter() {
+            return choice.guarded().rateLimiter();
+        }
+    }
+
+    /** What the provider call came to: an answer, or our own code's failure, or a redelivery that took over. */
+    private record Call(ProviderResponse response, RuntimeException bug, boolean passedPointOfNoReturn,
+                        boolean superseded) {
+    }
+
+    private Optional<Prepared> prepare(Incoming in) {
+        ParseResult parsed = parser.parse(in.body());
+        if (parsed instanceof ParseResult.Rejected rejected) {
+            poison(in, rejected);
+            return Optional.empty();
+        }
+        SendJob job = ((ParseResult.Parsed) parsed).job();
+        try {
+            return Optional.of(new Prepared(job, renderer.render(job)));
+        } catch (TemplateException e) {
+            poison(in, new ParseResult.Rejected(e.reason(), e.getMessage(), job.messageId()));
+            return Optional.empty();
+        }
+    }
+
+    /** Paces to the provider's rate, then the claim; empty when the delivery ends there (its outcome recorded). */
+    private Optional<Delivery> admit(Incoming in, SendJob job, ProviderBreakers.Choice choice) {
+        MailProvider provider = choice.guarded().provider();
+        AimdRateLimiter rateLimiter = choice.guarded().rateLimiter();
         Optional<Duration> wait = rateLimiter.tryReserve(MAX_PACING);
         wait.ifPresent(SendService::pace);
         TransactionPlan plan = plan(provider);
-        Begin begin = plan.ledgerCommitsOnItsOwn()
-                ? ledger.begin(in, job, traits(provider), wait.isPresent(), plan.irrevocableFromTheStart())
-                : ledger.beginInTheDelivery(in, job, traits(provider), wait.isPresent(), plan.irrevocableFromTheStart());
+        LedgerSteps steps = LedgerSteps.of(plan, ledger);
+        Begin begin = steps.begin(in, job, traits(provider), wait.isPresent(), plan.irrevocableFromTheStart());
         if (begin instanceof Begin.PutBack putBack) {
             // the provider is slowed down further than a short pause: the job goes back to the broker
             String copy = executor.scheduleCopy(in, putBack.delay(), 0);
             ledger.deferred(in.queue(), job.messageId(), copy, "provider rate limit ("
                     + String.format("%.1f", rateLimiter.rate()) + "/s): put back for " + putBack.delay());
-            return;
+            return Optional.empty();
         }
         if (begin instanceof Begin.Ambiguous) {
             unknownSends.fire(new SendOutcomeUnknown(provider.name(), in.queue(), job.messageId(), begin.jobId(),
@@ -136,58 +181,56 @@ public class SendService {
         countWithheld(in.queue(), begin);
         if (!(begin instanceof Begin.Proceed proceed)) {
             metrics.outcome(in.queue(), outcomeOf(begin));
-            return;
+            return Optional.empty();
         }
+        return Optional.of(new Delivery(in, choice, steps, proceed));
+    }
 
-        ProviderResponse response;
+    /** The provider call, with the point of no return marked at the provider's checkpoint. */
+    private Call call(Delivery d, SendJob job, RenderedContent content) {
+        Begin.Proceed proceed = d.proceed();
         java.util.concurrent.atomic.AtomicBoolean passedPointOfNoReturn = new java.util.concurrent.atomic.AtomicBoolean();
         java.util.concurrent.atomic.AtomicBoolean superseded = new java.util.concurrent.atomic.AtomicBoolean();
         try {
             // suppressed recipients are left out of the call itself: no RCPT TO, no payload entry names them
-            response = calls.send(provider, outbound(job.withoutRecipients(proceed.withheldPositions()), content), () -> {
-                // committed with the claim already when the provider writes at once and drops a duplicate
-                if (!proceed.irrevocable() && !ledger.markIrrevocable(proceed.attemptId())) {
-                    superseded.set(true);
-                    throw new IllegalStateException("attempt " + proceed.attemptNumber() + " of job " + job.messageId()
-                            + " was closed by a redelivery of its message: not written to the provider");
-                }
-                passedPointOfNoReturn.set(true);
-            }, !choice.probe());
+            ProviderResponse response = calls.send(d.provider(),
+                    outbound(job.withoutRecipients(proceed.withheldPositions()), content), () -> {
+                        // committed with the claim already when the provider writes at once and drops a duplicate
+                        if (!proceed.irrevocable() && !ledger.markIrrevocable(proceed.attemptId())) {
+                            superseded.set(true);
+                            throw new IllegalStateException("attempt " + proceed.attemptNumber() + " of job "
+                                    + job.messageId() + " was closed by a redelivery of its message: not written to"
+                                    + " the provider");
+                        }
+                        passedPointOfNoReturn.set(true);
+                    }, !d.choice().probe());
+            return new Call(response, null, passedPointOfNoReturn.get(), superseded.get());
         } catch (RuntimeException bug) {
-            if (superseded.get()) {
-                superseded(in, job);
-                return;
-            }
-            // our own code failed (not the provider): classified as internal, not swallowed
-            LOG.log(java.util.logging.Level.SEVERE, bug, () -> "provider call for job " + job.messageId() + " threw");
-            ProviderResponse noAnswer = new ProviderResponse(ProviderResponse.Status.REJECTED, provider.name(), null,
-                    null, String.valueOf(bug.getMessage()), null, null, bug.getClass().getName());
-            decideAndCarryOut(in, provider, plan, proceed, noAnswer, Failure.internal(bug), bug);
-            return;
+            return new Call(null, bug, passedPointOfNoReturn.get(), superseded.get());
         }
-        if (superseded.get()) {
-            superseded(in, job);
-            return;
-        }
-        if (response.accepted()) {
-            // first, and committed on its own: a broker failover or a kill after this is not an ambiguous send;
-            // with the delivery when the provider's write is in it (then it commits exactly when that write does)
-            if (plan.ledgerCommitsOnItsOwn()) {
-                ledger.recordSent(proceed, response);
-            } else {
-                ledger.recordSentInTheDelivery(proceed, response);
-            }
-            breakers.record(guarded, response.status(), null, null);
-            stopLine.answered(in.queue(), provider.name(), null, null);
-            rateLimiter.onSuccess();
-            metrics.attempt(in.queue(), provider.name(), "accepted");
-            metrics.outcome(in.queue(), JobState.sent_to_provider.name());
-            return;
-        }
+    }
+
+    private void accepted(Delivery d, ProviderResponse response) {
+        Incoming in = d.in();
+        // first, and committed on its own: a broker failover or a kill after this is not an ambiguous send;
+        // with the delivery when the provider's write is in it (then it commits exactly when that write does)
+        d.steps().recordSent(d.proceed(), response);
+        breakers.record(d.choice().guarded(), response.status(), null, null);
+        stopLine.answered(in.queue(), d.provider().name(), null, null);
+        d.rateLimiter().onSuccess();
+        metrics.attempt(in.queue(), d.provider().name(), "accepted");
+        metrics.outcome(in.queue(), JobState.sent_to_provider.name());
+    }
+
+    /** A refused or failed call: classified, the breakers told, then failed over, waited out or decided. */
+    private void failed(Delivery d, SendJob job, Call call) {
+        Incoming in = d.in();
+        MailProvider provider = d.provider();
+        ProviderResponse response = call.response();
         // by the table and profile of the instance that answered, not of the active provider of its kind
         Failure failure = classifier.classify(response, provider.mappingTable(), provider.mappingProfile());
         if (failure.failureClass() == FailureClass.THROTTLED) {
-            rateLimiter.onThrottle();
+            d.rateLimiter().onThrottle();
         }
         if (failure.failureClass() == FailureClass.UNKNOWN) {
             // a code the mapping tables do not know: somebody must look at it and add it
@@ -195,22 +238,22 @@ public class SendService {
                     + (response.enhancedCode() == null ? "" : " " + response.enhancedCode()), in.queue(),
                     job.messageId(), clock.instant()));
         }
+        ProviderBreakers.Guarded guarded = d.choice().guarded();
         boolean breakerOpen = breakers.record(guarded, response.status(), failure.failureClass(), describe(response));
         ProviderRouting.AfterFailure after = ProviderRouting.afterFailure(response.status(), failure.failureClass(),
-                passedPointOfNoReturn.get(), breakers.nextAfter(in.queue(), provider.name(), in.refusedBy()),
+                call.passedPointOfNoReturn(), breakers.nextAfter(in.queue(), provider.name(), in.refusedBy()),
                 breakerOpen, breakers.waitFor(guarded));
         if (after instanceof ProviderRouting.AfterFailure.FailOver failOver) {
-            reroute(in.refusedBy(provider.name()), provider, plan, proceed, response, failure,
+            reroute(d, in.refusedBy(provider.name()), response, failure,
                     new RecoveryAction.Reroute("failover from " + provider.name() + " to " + failOver.provider(), FAILOVER_DELAY));
             return;
         }
         if (after instanceof ProviderRouting.AfterFailure.WaitForBreaker w) {
-            reroute(in, provider, plan, proceed, response, failure,
-                    new RecoveryAction.Reroute("breaker of " + provider.name() + " open", w.delay()));
+            reroute(d, in, response, failure, new RecoveryAction.Reroute("breaker of " + provider.name() + " open", w.delay()));
             return;
         }
         Incoming next = in;
-        if (ProviderRouting.staysWithProvider(response.status(), failure.failureClass(), passedPointOfNoReturn.get())) {
+        if (ProviderRouting.staysWithProvider(response.status(), failure.failureClass(), call.passedPointOfNoReturn())) {
             // a copy tried again goes to this provider only: every other one of the chain counts as refused
             for (String other : breakers.chainNames(in.queue())) {
                 if (!other.equals(provider.name())) {
@@ -218,9 +261,9 @@ public class SendService {
                 }
             }
         }
-        RecoveryAction action = decideAndCarryOut(next, provider, plan, proceed, response, failure, null);
+        RecoveryAction action = decideAndCarryOut(next, d, response, failure, null);
         if (action instanceof RecoveryAction.Ack ack && RecoveryAction.Ack.UNKNOWN.equals(ack.outcome())) {
-            unknownSends.fire(new SendOutcomeUnknown(provider.name(), in.queue(), job.messageId(), proceed.jobId(),
+            unknownSends.fire(new SendOutcomeUnknown(provider.name(), in.queue(), job.messageId(), d.proceed().jobId(),
                     "call", JobLedger.describe(response), clock.instant()));
         }
     }
@@ -264,22 +307,12 @@ public class SendService {
                 provider.irrevocableFromTheStart(), provider.dedupesByIdempotencyKey()));
     }
 
-    /** Records a failed attempt by the plan: on its own (it outlives a rollback of the delivery), or with the delivery. */
-    private void recordFailure(TransactionPlan plan, Begin.Proceed proceed, ProviderResponse response, Failure failure,
-                               RecoveryAction action) {
-        if (plan.ledgerCommitsOnItsOwn()) {
-            ledger.recordFailure(proceed, response, failure, action);
-        } else {
-            ledger.recordFailureInTheDelivery(proceed, response, failure, action);
-        }
-    }
-
     /** Carries out a failover or a wait for a breaker: nothing reached anybody, no retry used. */
-    private void reroute(Incoming in, MailProvider provider, TransactionPlan plan, Begin.Proceed proceed,
-                         ProviderResponse response, Failure failure, RecoveryAction.Reroute action) {
-        metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
-        recordFailure(plan, proceed, response, failure, action);
-        executor.carryOut(in, proceed, failure, action, null);
+    private void reroute(Delivery d, Incoming in, ProviderResponse response, Failure failure,
+                         RecoveryAction.Reroute action) {
+        metrics.attempt(in.queue(), d.provider().name(), failure.failureClass().wireName());
+        d.steps().recordFailure(d.proceed(), response, failure, action);
+        executor.carryOut(in, d.proceed(), failure, action, null);
         metrics.outcome(in.queue(), outcomeOf(action));
     }
 
@@ -287,15 +320,16 @@ public class SendService {
         return (r.code() == null ? "" : r.code() + " ") + (r.text() == null ? String.valueOf(r.errorType()) : r.text());
     }
 
-    private RecoveryAction decideAndCarryOut(Incoming in, MailProvider provider, TransactionPlan plan,
-                                             Begin.Proceed proceed, ProviderResponse response, Failure failure,
+    private RecoveryAction decideAndCarryOut(Incoming in, Delivery d, ProviderResponse response, Failure failure,
                                              Throwable cause) {
+        MailProvider provider = d.provider();
+        Begin.Proceed proceed = d.proceed();
         metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
         stopLine.answered(in.queue(), provider.name(), failure.failureClass(), failure.text());
         RecoveryAction action = executor.asCarriedOut(RecoverabilityPolicy.decide(failure,
                 ledger.historyBefore(proceed.jobId(), proceed.attemptId()), policies.forQueue(in.queue()),
                 traits(provider), proceed.expiresAt(), clock.instant(), ThreadLocalRandom.current()));
-        recordFailure(plan, proceed, response, failure, action);
+        d.steps().recordFailure(proceed, response, failure, action);
         executor.carryOut(in, proceed, failure, action, cause);
         metrics.outcome(in.queue(), outcomeOf(action));
         return action;
