@@ -67,10 +67,13 @@ export function render(seq, ...children) {
   if (seq === state.routeSeq) view(...children);
 }
 
-export function flash(message, isError = false) {
+/** A message above the page; {@code tone}: true or 'error' (red), 'info' (neutral: not a success yet), else success. */
+export function flash(message, tone = false) {
   const el = document.getElementById('flash');
+  const t = tone === true || tone === 'error' ? 'error' : tone === 'info' ? 'info' : 'success';
   el.textContent = message;
-  el.className = isError ? 'error' : '';
+  el.className = t === 'success' ? '' : t;
+  el.dataset.tone = t;
   el.hidden = !message;
 }
 
@@ -146,6 +149,61 @@ export function canAct() {
 /** Attributes for an action button: disabled with an explanation for a viewer. */
 export function actionAttrs(attrs) {
   return canAct() ? attrs : {...attrs, disabled: true, title: 'Your role can only look: acting needs the operator role'};
+}
+
+/**
+ * A destructive action asked for in the page, never in a browser dialog: its button opens an inline panel with a
+ * reason field, a confirm button and Cancel. Cancel (or Escape) closes the panel and nothing is sent;
+ * {@code onConfirm(reason)} runs only on confirm, and only with a reason when one is required.
+ * Test ids: {@code <name>-button} opens, {@code <name>-reason}, {@code <name>-confirm}, {@code <name>-cancel},
+ * {@code <name>-panel}, {@code <name>-error}.
+ */
+let confirmIds = 0;
+export function confirmAction({name, label, question, confirmLabel, placeholder, reasonRequired = true,
+  buttonClass = 'secondary', title, onConfirm}) {
+  const id = `${name}-reason-${++confirmIds}`; // one per panel: a page may hold several (one per queue card)
+  const reason = h('input', {id, testid: `${name}-reason`, class: 'confirm-reason',
+    placeholder: placeholder || (reasonRequired ? 'why (required, kept with the record)' : 'why (optional)')});
+  const error = h('span', {class: 'error', testid: `${name}-error`, role: 'alert'});
+  const confirm = h('button', {type: 'button', class: 'danger', testid: `${name}-confirm`}, confirmLabel);
+  const cancel = h('button', {type: 'button', class: 'secondary', testid: `${name}-cancel`}, 'Cancel');
+  const panel = h('div', {class: 'confirm-panel', testid: `${name}-panel`, role: 'group', 'aria-label': question},
+    h('label', {for: id}, question), reason, ' ', confirm, ' ', cancel, ' ', error);
+  panel.hidden = true;
+  const open = h('button', actionAttrs({type: 'button', class: buttonClass, testid: `${name}-button`, title,
+    'aria-expanded': 'false'}), label);
+  const close = () => {
+    panel.hidden = true;
+    open.hidden = false;
+    open.setAttribute('aria-expanded', 'false');
+    reason.value = '';
+    error.textContent = '';
+    open.focus();
+  };
+  open.addEventListener('click', () => {
+    panel.hidden = false;
+    open.hidden = true;
+    open.setAttribute('aria-expanded', 'true');
+    reason.focus();
+  });
+  cancel.addEventListener('click', close);
+  panel.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') close();
+    if (e.key === 'Enter' && e.target === reason) confirm.click();
+  });
+  confirm.addEventListener('click', async () => {
+    const why = reason.value.trim();
+    if (reasonRequired && !why) {
+      error.textContent = ' Say why first: it is kept with the record.';
+      reason.focus();
+      return;
+    }
+    // closed before it runs: what it does (a repaint, an error shown by the page) is no longer this panel's
+    close();
+    confirm.disabled = true;
+    try { await onConfirm(why); } finally { confirm.disabled = false; }
+  });
+  return h('span', {class: 'confirm-action', testid: `${name}-action`}, open, panel);
 }
 
 export function viewerNote() {

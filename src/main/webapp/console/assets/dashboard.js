@@ -1,4 +1,4 @@
-import {state, h, svg, render, flash, ageOf, when, table, actionAttrs, get, post, query, errorBox, go} from './core.js';
+import {state, h, svg, render, flash, ageOf, when, table, actionAttrs, get, post, query, errorBox, go, confirmAction} from './core.js';
 
 // ------------------------------------------------------------------ dashboard
 // Live: it reads everything again every REFRESH_MS while it is the page shown and the tab is visible
@@ -48,6 +48,11 @@ async function refresh() {
   try {
     const data = await load(range);
     if (live.seq !== seq || live.token !== token) return;
+    // an operator typing a reason in an open confirm panel keeps it: the repaint waits for the next refresh
+    if (document.querySelector('.confirm-panel:not([hidden])')) {
+      schedule(seq);
+      return;
+    }
     // nothing changed: only "as of" moves (the page keeps its focus, and what a user points at stays put);
     // a full repaint at least every minute keeps ages and "3 min ago" true
     if (signature(data) === live.signature && Date.now() - live.paintedAt < 60000) {
@@ -168,32 +173,99 @@ function lineState(name, f) {
   return h('span', {class: 'line-state'},
     h('span', {class: `status status-${f.paused ? 'paused' : 'consuming'}`, testid: 'queue-state',
       'data-state': f.paused ? 'paused' : 'consuming'}, f.paused ? 'paused' : 'consuming'),
-    f.paused ? null : h('button', actionAttrs({type: 'button', class: 'secondary small', testid: 'queue-pause-button',
+    f.paused ? null : confirmAction({name: 'queue-pause', label: 'Pause', buttonClass: 'secondary small',
       title: 'Stop the consumers of this queue: its jobs wait on the broker until resumed',
-      onclick: (e) => queueAction(e, name, 'pause')}), 'Pause'));
+      question: `Why pause ${name}? Its jobs wait on the broker until someone resumes it.`,
+      confirmLabel: `Pause ${name}`, onConfirm: (reason) => pauseQueue(name, reason)}));
 }
 
-async function queueAction(e, name, action) {
-  e.target.disabled = true;
+async function pauseQueue(name, reason) {
   try {
-    await post(`/queues/${encodeURIComponent(name)}/${action}`);
-    flash(`Consumers of ${name} ${action === 'pause' ? 'paused' : 'resumed'}.`);
+    await post(`/queues/${encodeURIComponent(name)}/pause${query({reason})}`);
+    flash(`Consumers of ${name} paused.`);
   } catch (err) {
-    flash(`${action === 'pause' ? 'Pausing' : 'Resuming'} failed: ` + err.message, true);
+    flash('Pausing failed: ' + err.message, true);
   }
   await refresh();
 }
 
-/** A stopped line: why and since when, and (for an operator) the button that starts it again. */
+/** How long the console watches a resumed line before it says the resume held. */
+export const RESUME_WATCH_MS = 5000;
+const RESUME_POLL_MS = 200;
+
+/**
+ * Resumes the queue, then watches its line for {@link RESUME_WATCH_MS}: a line that stops again at once (the same
+ * 535 as before) is said so, with what stopped it, instead of a success that is not one.
+ */
+async function resumeQueue(e, name) {
+  e.target.disabled = true;
+  const sent = Date.now();
+  try {
+    await post(`/queues/${encodeURIComponent(name)}/resume`);
+  } catch (err) {
+    flash('Resuming failed: ' + err.message, true);
+    await refresh();
+    return;
+  }
+  flash(`Resumed ${name}; watching whether it keeps consuming…`, 'info');
+  const outcome = await watchLine(name, sent);
+  if (outcome.stopped) {
+    const f = outcome.figures;
+    const seconds = (outcome.afterMs / 1000).toFixed(1);
+    flash(`Resumed ${name} — stopped again after ${seconds} s: ${f.paused_latest_detail || f.paused_latest_reason || 'no reason given'}`
+      + (f.paused_since ? ` (the same outage since ${new Date(f.paused_since).toLocaleTimeString()})` : ''), true);
+  } else if (outcome.unknown) {
+    flash(`Resumed ${name}, but its state could not be read since (${outcome.unknown}).`, true);
+  } else {
+    flash(`Consumers of ${name} resumed: still consuming after ${RESUME_WATCH_MS / 1000} s.`);
+  }
+  await refresh();
+}
+
+/** Polls the queue's line until it stops again or the watch ends. */
+async function watchLine(name, sent) {
+  const until = Date.now() + RESUME_WATCH_MS;
+  let unknown = null;
+  while (Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, RESUME_POLL_MS));
+    let f;
+    try {
+      f = (await get('/queues')).find((q) => q.queue === name);
+      unknown = null;
+    } catch (err) {
+      unknown = err.message;
+      continue;
+    }
+    if (f && (f.paused_reason || f.paused)) {
+      const seen = Date.now();
+      const stoppedAt = Math.min(seen, Date.parse(f.paused_latest_since) || seen);
+      return {stopped: true, figures: f, afterMs: Math.max(0, stoppedAt - sent)};
+    }
+  }
+  return {stopped: false, unknown};
+}
+
+/**
+ * A stopped line: what began its outage and when, what holds it now (a restart that stopped again keeps the
+ * outage's start), how many probes failed, and (for an operator) the button that starts it again.
+ */
 export function pausedBanner(name, figures) {
-  return h('div', {class: 'paused-banner', testid: 'paused-banner', 'data-reason': figures.paused_reason || ''},
-    h('span', {class: 'status status-paused', testid: 'paused-badge'}, 'paused: ' + (figures.paused_reason || 'by hand')),
-    ' since ', figures.paused_since ? when(figures.paused_since) : '—',
-    figures.paused_detail ? h('div', {class: 'hint', testid: 'paused-detail'}, figures.paused_detail) : null,
+  const f = figures;
+  const again = f.paused_latest_since && f.paused_since && f.paused_latest_since !== f.paused_since;
+  return h('div', {class: 'paused-banner', testid: 'paused-banner', 'data-reason': f.paused_reason || '',
+    'data-since': f.paused_since || '', 'data-latest-reason': f.paused_latest_reason || '',
+    'data-failed-probes': f.failed_probes ?? ''},
+    h('span', {class: 'status status-paused', testid: 'paused-badge'}, 'paused: ' + (f.paused_reason || 'by hand')),
+    ' since ', f.paused_since ? h('span', {testid: 'paused-since'}, when(f.paused_since)) : '—',
+    f.paused_detail ? h('div', {class: 'hint', testid: 'paused-detail'}, f.paused_detail) : null,
+    again ? h('div', {testid: 'paused-latest'}, 'Latest: stopped again ', when(f.paused_latest_since),
+      ` (${f.paused_latest_reason})`, f.paused_latest_detail ? `: ${f.paused_latest_detail}` : '') : null,
+    f.failed_probes ? h('div', {testid: 'failed-probes'}, `${f.failed_probes} probe${f.failed_probes === 1 ? '' : 's'} `
+      + 'failed in this outage (a restart that stopped again counts as one).') : null,
     h('p', {class: 'hint'}, 'Its jobs wait on the broker: nothing is dead-lettered and no retry is used. ',
       'A probe starts it again when the cause is gone; resume by hand once you have fixed it.'),
     h('button', actionAttrs({type: 'button', testid: 'queue-resume-button',
-      onclick: (e) => queueAction(e, name, 'resume')}), `Resume ${name}`));
+      onclick: (e) => resumeQueue(e, name)}), `Resume ${name}`));
 }
 
 // ------------------------------------------------------------------ the arrivals chart
@@ -223,7 +295,7 @@ const isoSeconds = (ms) => new Date(ms).toISOString().replace('.000Z', 'Z');
  * of local times; each bar links to the dead-letter list of its queue and time bucket (from / to filters).
  */
 export function arrivalsChart(buckets, bucket, queue) {
-  const W = 800, H = 200, left = 40, right = 10, top = 10, bottom = 30;
+  const W = 800, H = 220, left = 56, right = 10, top = 10, bottom = 44;
   const size = durationMs(bucket);
   const total = buckets.reduce((n, b) => n + b.count, 0);
   const yTicks = ticks(Math.max(0, ...buckets.map((b) => b.count)));
@@ -242,11 +314,18 @@ export function arrivalsChart(buckets, bucket, queue) {
   const label = new Intl.DateTimeFormat(undefined, spanDays
     ? {month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit'} : {hour: '2-digit', minute: '2-digit'});
   const every = Math.max(1, Math.ceil(buckets.length / 6));
+  const unit = bucketWords(bucket);
+  chart.append(svg('text', {class: 'axis-title', testid: 'y-axis-title', 'text-anchor': 'middle',
+    transform: `translate(12 ${top + plotH / 2}) rotate(-90)`}, `dead letters per ${unit}`));
+  chart.append(svg('text', {class: 'axis-title', testid: 'x-axis-title', x: left + (W - left - right) / 2, y: H - 4,
+    'text-anchor': 'middle'}, `bucket start, ${timeZoneName()}`));
   buckets.forEach((b, i) => {
     const x = left + i * bw;
     if (i % every === 0) {
       chart.append(svg('line', {class: 'axis', x1: x, x2: x, y1: top + plotH, y2: top + plotH + 4}));
-      chart.append(svg('text', {x, y: H - 12, 'text-anchor': 'middle', class: 'tick', testid: 'x-tick'},
+      // the first label starts at its tick and the last ends at it, so neither is cut off at the chart's edge
+      const anchor = i === 0 ? 'start' : i + every >= buckets.length ? 'end' : 'middle';
+      chart.append(svg('text', {x, y: top + plotH + 16, 'text-anchor': anchor, class: 'tick', testid: 'x-tick'},
         label.format(new Date(b.start))));
     }
     if (!b.count) return;
@@ -274,5 +353,22 @@ export function arrivalsChart(buckets, bucket, queue) {
     reasons.length ? h('ul', {class: 'legend', testid: 'arrivals-legend'},
       reasons.map((r) => h('li', {'data-reason': r}, h('span', {class: 'swatch reason-' + r}), r))) : null,
     h('p', {class: 'muted', testid: 'arrivals-total'}, `${total} dead letters arrived in this window`
-      + ` (bars per ${bucket.replace(/^PT?/, '').toLowerCase()}, your time zone).`));
+      + ` (bars per ${unit}; times in ${timeZoneName()}).`));
+}
+
+/** "5 minutes", "hour", "6 hours", "day" for a bucket of the arrivals API (PT5M, PT1H, PT6H, P1D). */
+export function bucketWords(iso) {
+  const m = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?)?$/.exec(iso || '');
+  if (!m) return iso;
+  const [n, word] = m[1] ? [Number(m[1]), 'day'] : m[2] ? [Number(m[2]), 'hour'] : [Number(m[3]), 'minute'];
+  return n === 1 ? word : `${n} ${word}s`;
+}
+
+/** The browser's time zone by name and offset now: "Europe/Berlin, UTC+01:00". */
+export function timeZoneName(date = new Date()) {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'local time';
+  const minutes = -date.getTimezoneOffset();
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${zone}, UTC${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
 }

@@ -1,5 +1,5 @@
 import {jobLink} from './jobs.js';
-import {REDRIVE_FILTERS, state, h, render, flash, when, statusBadge, kvTable, table, canAct, actionAttrs, viewerNote, get, post, errorBox, filterForm} from './core.js';
+import {REDRIVE_FILTERS, state, h, render, flash, when, statusBadge, kvTable, table, canAct, actionAttrs, viewerNote, get, post, errorBox, filterForm, confirmAction} from './core.js';
 
 // ------------------------------------------------------------------ redrives
 
@@ -136,9 +136,14 @@ export function renderRedrive(r, seq) {
         stopNote(r)] : null],
       ['Options', r.options ? (r.options.skip_sample ? 'no sample (skip_sample), ' : '') + `sample ${r.options.sample_size} at ${r.options.sample_rate_per_second}/s, then ${r.options.rate_per_second}/s, sample timeout ${r.options.sample_timeout}` : null]], 'redrive-summary'),
   ];
+  // the buttons are the record's own actions: what the server accepts in this status (RedriveRules.commands)
+  const accepts = (command) => (r.actions || []).includes(command);
+  const abandon = (what, label) => accepts('abandon') ? confirmAction({name: 'abandon', label,
+    question: `Why abandon this ${what}?`, confirmLabel: `Abandon the ${what}`,
+    onConfirm: (reason) => act('abandon', () => post(`/redrives/${r.id}/abandon`, {reason}))}) : null;
   if (r.status === 'planned') {
-    const runButton = h('button', actionAttrs({type: 'button', testid: 'run-button', id: 'run-button',
-      onclick: (e) => { e.target.disabled = true; act('run', () => post(`/redrives/${r.id}/run`)); }}), `Run: ${r.action} these ${total}`);
+    const runButton = accepts('run') ? h('button', actionAttrs({type: 'button', testid: 'run-button', id: 'run-button',
+      onclick: (e) => { e.target.disabled = true; act('run', () => post(`/redrives/${r.id}/run`)); }}), `Run: ${r.action} these ${total}`) : null;
     parts.push(h('section', {class: 'card', testid: 'review'}, h('h2', {}, 'Review the plan (dry run: nothing has changed yet)'),
       h('p', {}, h('strong', {testid: 'cohort-count'}, total), ` open dead letter${total === 1 ? '' : 's'} would be ${r.action === 'discard' ? 'discarded' : 'replayed'}.`),
       h('div', {class: 'actions'}, breakdown('By reason', r.cohort && r.cohort.by_reason, 'by-reason'),
@@ -146,10 +151,8 @@ export function renderRedrive(r, seq) {
         breakdown('Matched but left out, by why', r.cohort && r.cohort.excluded, 'excluded')),
       h('h3', {}, 'First entries'), entryTable(entries.slice(0, 20), 'review-entries'),
       viewerNote(),
-      poisonWarning(r, runButton),
-      h('p', {}, runButton, ' ',
-      h('button', actionAttrs({type: 'button', class: 'secondary', testid: 'abandon-button',
-        onclick: () => act('abandon', () => post(`/redrives/${r.id}/abandon`, {reason: prompt('Why abandon this plan?') || 'abandoned from the console'}))}), 'Abandon the plan')),
+      runButton ? poisonWarning(r, runButton) : null,
+      h('p', {}, runButton, ' ', abandon('plan', 'Abandon the plan')),
       result));
   } else {
     const t = tally(r.outcomes);
@@ -165,10 +168,11 @@ export function renderRedrive(r, seq) {
         ` — ${entries.filter((e) => e.published_at).length} of ${total} published back onto their queue${r.status === 'running' ? ' so far' : ''}.`),
       h('h3', {}, 'Outcomes'), table(['Outcome', 'Entries'], Object.entries(r.outcomes || {}).map(([k, v]) => ({k, cells: [statusBadge(k), v]})), 'outcomes', (x) => ({'data-outcome': x.k})),
       h('h3', {}, 'Phases'), table(['Phase', 'Started', 'Finished', 'Entries', 'Result'], (r.phases || []).map((p) => ({cells: [p.name, when(p.started_at), when(p.finished_at), p.entries, p.result]})), 'phases'),
-      ['interrupted', 'stopped'].includes(r.status) ? h('p', {}, viewerNote(),
-        h('button', actionAttrs({type: 'button', testid: 'resume-button', onclick: () => act('resume', () => post(`/redrives/${r.id}/resume`))}), 'Resume the run'), ' ',
-        h('button', actionAttrs({type: 'button', class: 'secondary', testid: 'abandon-button',
-          onclick: () => act('abandon', () => post(`/redrives/${r.id}/abandon`, {reason: prompt('Why abandon this run?') || 'abandoned from the console'}))}), 'Abandon (the rest stays open)')) : null,
+      accepts('resume') || accepts('abandon') ? h('p', {}, viewerNote(),
+        accepts('resume') ? h('button', actionAttrs({type: 'button', testid: 'resume-button', onclick: () => act('resume', () => post(`/redrives/${r.id}/resume`))}), 'Resume the run') : null, ' ',
+        abandon('run', 'Abandon (the rest stays open)')) : null,
+      r.status === 'stopped' ? h('p', {class: 'hint', testid: 'stopped-note'}, 'A stopped run is over: its entries that were not run ',
+        'are open dead letters again. Fix the cause, then plan a new redrive for them.') : null,
       result));
     parts.push(h('section', {class: 'card', testid: 'recovery-record'}, h('h2', {}, r.status === 'running' ? 'Entries so far' : 'Recovery record: per entry'),
       entryTable(entries, 'record-entries')));

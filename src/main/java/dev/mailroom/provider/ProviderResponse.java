@@ -48,6 +48,18 @@ public record ProviderResponse(
         return status == Status.ACCEPTED;
     }
 
+    /**
+     * The answer in one line for people (a breaker's last failure): the code once, then the provider's words.
+     * An SMTP reply's text begins with its own code ("535 5.7.8 ..."), so the code is not put in front again.
+     */
+    public String summary() {
+        String words = text == null ? String.valueOf(errorType) : text;
+        if (code == null || words.equals(code) || words.startsWith(code + " ") || words.startsWith(code + "-")) {
+            return words;
+        }
+        return code + " " + words;
+    }
+
     public static String bound(String s) {
         if (s == null || s.length() <= MAX_TEXT) {
             return s;

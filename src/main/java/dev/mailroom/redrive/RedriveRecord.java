@@ -15,11 +15,14 @@ import java.util.Map;
  * as sent), {@code dead_lettered_again}, {@code discarded_expired}, {@code duplicate_suppressed},
  * {@code skipped_changed} (changed since planning, or claimed by another run), {@code not_run} (the run
  * stopped before it; the entry is open again), {@code discarded} (a discard plan), {@code unknown}.
+ *
+ * <p>{@code actions}: what the plan or run accepts in its status ({@link RedriveRules#commands}): {@code run},
+ * {@code resume}, {@code abandon}.
  */
 public record RedriveRecord(String id, String action, String status, String createdBy, Instant createdAt,
                             String reason, RedriveFilter filter, Options options, Cohort cohort, List<Phase> phases,
                             String stopReason, String startedBy, Instant startedAt, Instant finishedAt,
-                            Map<String, Long> outcomes, List<Entry> entries) {
+                            Map<String, Long> outcomes, List<Entry> entries, List<String> actions) {
 
     /** How a run goes; {@code skipSample}: the operator asked for no sample (a replay's sample size is then 0). */
     public record Options(int sampleSize, double sampleRatePerSecond, double ratePerSecond, String sampleTimeout,

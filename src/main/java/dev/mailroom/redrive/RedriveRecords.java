@@ -184,7 +184,8 @@ public class RedriveRecords {
         return new RedriveRecord(r.getId(), r.getAction(), r.getStatus(), r.getCreatedBy(), r.getCreatedAt(),
                 r.getReason(), read(r.getFilterJson(), new TypeReference<RedriveFilter>() { }), r.options(), cohort,
                 phases == null ? List.of() : phases, r.getStopReason(), r.getStartedBy(), r.getStartedAt(),
-                r.getFinishedAt(), outcomes, views);
+                r.getFinishedAt(), outcomes, views,
+                RedriveRules.commands(r.statusValue()).stream().map(Enum::name).toList());
     }
 
     static String write(Object value) {

@@ -96,6 +96,36 @@ public final class RedriveRules {
         return new RedriveRecord.Options(sample, sampleRate, rate, timeout.toString(), skipSample);
     }
 
+    /** What an operator may ask of a plan or run; {@link #commands} says in which status. */
+    public enum Command { run, resume, abandon }
+
+    /**
+     * The commands a plan or run in {@code status} accepts: a plan runs once or is abandoned; a run the server's
+     * stop interrupted is resumed or abandoned; a running, stopped, completed or abandoned one accepts none (a
+     * stopped run's not-run entries are open again: a new plan redrives them). The server refuses every other
+     * command with 409 and the record lists these, so the console offers only what will be accepted.
+     */
+    public static java.util.Set<Command> commands(Redrive.Status status) {
+        return switch (status) {
+            case planned -> java.util.EnumSet.of(Command.run, Command.abandon);
+            case interrupted -> java.util.EnumSet.of(Command.resume, Command.abandon);
+            case running, stopped, completed, abandoned -> java.util.EnumSet.noneOf(Command.class);
+        };
+    }
+
+    /** Refuses {@code command} unless {@code status} accepts it: 409 {@code wrong_state}, saying what it accepts. */
+    public static void require(Command command, String id, Redrive.Status status) {
+        java.util.Set<Command> accepted = commands(status);
+        if (!accepted.contains(command)) {
+            throw new Refused.Conflict("wrong_state", "redrive " + id + " is " + status + "; " + switch (command) {
+                case run -> "a plan runs once: make a new plan";
+                case resume -> "only an interrupted run can be resumed";
+                case abandon -> "only a plan or an interrupted run can be abandoned";
+            } + (accepted.isEmpty() ? "" : " (it accepts: " + accepted.stream().map(Enum::name)
+                    .collect(java.util.stream.Collectors.joining(", ")) + ")"));
+        }
+    }
+
     /** When the {@code index}-th publish of a phase is due: a fixed schedule, so pauses do not add up. */
     public static Instant dueAt(Instant phaseStart, int index, double ratePerSecond) {
         return phaseStart.plusNanos(Math.round(index * 1_000_000_000d / ratePerSecond));

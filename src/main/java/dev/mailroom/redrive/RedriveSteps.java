@@ -81,11 +81,7 @@ public class RedriveSteps {
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void start(String id, String actor, String node, boolean resume) {
         Redrive r = lock(id);
-        Redrive.Status expected = resume ? Redrive.Status.interrupted : Redrive.Status.planned;
-        if (r.statusValue() != expected) {
-            throw new Refused.Conflict("wrong_state", "redrive " + id + " is " + r.getStatus() + "; "
-                    + (resume ? "only an interrupted run can be resumed" : "a plan runs once: make a new plan"));
-        }
+        RedriveRules.require(resume ? RedriveRules.Command.resume : RedriveRules.Command.run, id, r.statusValue());
         r.started(actor, node, clock.instant());
         if (resume || r.actionValue() == Redrive.Action.discard) {
             return;

@@ -129,11 +129,7 @@ public class Redrives {
         if (reason == null || reason.isBlank()) {
             throw new Refused.Invalid("invalid_request", "abandoning a run needs a reason");
         }
-        Redrive.Status now = steps.load(planId).statusValue();
-        if (now != Redrive.Status.interrupted && now != Redrive.Status.planned) {
-            throw new Refused.Conflict("wrong_state", "redrive " + planId + " is " + now
-                    + "; only a plan or an interrupted run can be abandoned");
-        }
+        RedriveRules.require(RedriveRules.Command.abandon, planId, steps.load(planId).statusValue());
         steps.end(planId, Redrive.Status.abandoned, "abandoned by " + actor + ": " + reason.trim(), actor);
         return records.record(planId);
     }

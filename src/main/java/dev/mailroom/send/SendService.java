@@ -239,7 +239,7 @@ public class SendService {
                     job.messageId(), clock.instant()));
         }
         ProviderBreakers.Guarded guarded = d.choice().guarded();
-        boolean breakerOpen = breakers.record(guarded, response.status(), failure.failureClass(), describe(response));
+        boolean breakerOpen = breakers.record(guarded, response.status(), failure.failureClass(), response.summary());
         ProviderRouting.AfterFailure after = ProviderRouting.afterFailure(response.status(), failure.failureClass(),
                 call.passedPointOfNoReturn(), breakers.nextAfter(in.queue(), provider.name(), in.refusedBy()),
                 breakerOpen, breakers.waitFor(guarded));
@@ -314,10 +314,6 @@ public class SendService {
         d.steps().recordFailure(d.proceed(), response, failure, action);
         executor.carryOut(in, d.proceed(), failure, action, null);
         metrics.outcome(in.queue(), outcomeOf(action));
-    }
-
-    private static String describe(ProviderResponse r) {
-        return (r.code() == null ? "" : r.code() + " ") + (r.text() == null ? String.valueOf(r.errorType()) : r.text());
     }
 
     private RecoveryAction decideAndCarryOut(Incoming in, Delivery d, ProviderResponse response, Failure failure,

@@ -12,8 +12,12 @@ public sealed interface LineDecision {
         }
     }
 
-    /** Start the line again: resume the consumers, clear the record. */
-    record Resume(String why) implements LineDecision {
+    /**
+     * Start the line again: resume the consumers, clear the record. {@code outageOver}: what lifted it shows the
+     * cause is gone (the provider took a call, the database answered); otherwise (an operator's resume, a breaker
+     * half-open, a restart time) the restart is a trial, and a stop soon after continues the same outage.
+     */
+    record Resume(String why, boolean outageOver) implements LineDecision {
         public Resume {
             Objects.requireNonNull(why, "why");
         }

@@ -39,10 +39,15 @@ public sealed interface LineSignal {
     /** The database answered the health check. */
     record DatabaseAnswered() implements LineSignal { }
 
-    /** An operator paused the queue. */
-    record OperatorPaused(String actor) implements LineSignal {
+    /** An operator paused the queue; {@code why} as they said it, or null. */
+    record OperatorPaused(String actor, String why) implements LineSignal {
         public OperatorPaused {
             Objects.requireNonNull(actor, "actor");
+            why = why == null || why.isBlank() ? null : why.strip();
+        }
+
+        public OperatorPaused(String actor) {
+            this(actor, null);
         }
     }
 

@@ -6,7 +6,7 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 import java.time.Instant;
 
-/** A stopped line as recorded in {@code queue_pause} (V11), so a pause outlives a restart. */
+/** A stopped line and its outage as recorded in {@code queue_pause} (V11, V22), so a pause outlives a restart. */
 @Entity
 @Table(name = "queue_pause")
 public class QueuePause {
@@ -19,6 +19,14 @@ public class QueuePause {
     private String detail;
     @Column(name = "paused_since")
     private Instant pausedSince;
+    @Column(name = "first_reason")
+    private String firstReason;
+    @Column(name = "first_detail")
+    private String firstDetail;
+    @Column(name = "outage_since")
+    private Instant outageSince;
+    @Column(name = "failed_probes")
+    private int failedProbes;
 
     protected QueuePause() {
     }
@@ -30,13 +38,24 @@ public class QueuePause {
 
     void set(LineState state) {
         this.reason = state.reason().wireName();
-        this.detail = state.detail() == null || state.detail().length() <= MAX_DETAIL ? state.detail()
-                : state.detail().substring(0, MAX_DETAIL);
+        this.detail = bounded(state.detail());
         this.pausedSince = state.since();
+        Episode e = state.episode();
+        this.firstReason = e.firstReason().wireName();
+        this.firstDetail = bounded(e.firstDetail());
+        this.outageSince = e.start();
+        this.failedProbes = e.failedProbes();
     }
 
     LineState state() {
-        return LineState.stopped(PauseReason.fromWireName(reason), detail, pausedSince);
+        PauseReason now = PauseReason.fromWireName(reason);
+        Episode e = firstReason == null || outageSince == null ? null
+                : new Episode(PauseReason.fromWireName(firstReason), firstDetail, outageSince, failedProbes, null);
+        return new LineState(now, detail, pausedSince, e);
+    }
+
+    private static String bounded(String s) {
+        return s == null || s.length() <= MAX_DETAIL ? s : s.substring(0, MAX_DETAIL);
     }
 
     public String getQueue() { return queue; }

@@ -67,6 +67,7 @@ public class StopLine {
     private final Map<String, LineState> lastRecorded = new ConcurrentHashMap<>();
     /** Counts every change of any line, so {@link #follow} can tell that one happened while it read the rows. */
     private final java.util.concurrent.atomic.AtomicLong changes = new java.util.concurrent.atomic.AtomicLong();
+    private volatile Duration sameOutage;
 
     /** The line of {@code queue} as this node holds it. */
     public LineState state(String queue) {
@@ -139,9 +140,14 @@ public class StopLine {
 
     /** An operator stops the queue's consumers: recorded (reason {@code operator}) and carried out at once. */
     public ConsumerControl.QueueConsumers pauseByOperator(String queue, String actor) {
+        return pauseByOperator(queue, actor, null);
+    }
+
+    /** As {@link #pauseByOperator(String, String)}, with the operator's reason kept in the record ({@code why} may be null). */
+    public ConsumerControl.QueueConsumers pauseByOperator(String queue, String actor, String why) {
         consumers.state(queue); // a queue that is not a send queue is refused before anything is recorded
         synchronized (lock("switch " + queue)) { // never interleaved with the probe's reconciliation
-            signal(queue, new LineSignal.OperatorPaused(actor == null || actor.isBlank() ? "(unknown)" : actor));
+            signal(queue, new LineSignal.OperatorPaused(actor == null || actor.isBlank() ? "(unknown)" : actor, why));
             return consumers.pause(queue, actor);
         }
     }
@@ -165,19 +171,28 @@ public class StopLine {
         synchronized (lock(queue)) {
             before = state(queue);
             decision = StopLinePolicy.decide(before, signal);
-            if (decision instanceof LineDecision.Keep) {
+            if (decision instanceof LineDecision.Keep && before.episode() == null) {
+                return decision; // the hot path: a running line and an answer that changes nothing
+            }
+            after = StopLinePolicy.next(before, signal, decision, clock.instant(), sameOutage());
+            if (after.equals(before)) {
                 return decision;
             }
-            after = decision instanceof LineDecision.Pause p
-                    ? LineState.stopped(p.reason(), p.detail(), clock.instant()) : LineState.RUNNING;
             lines.put(queue, after);
             changes.incrementAndGet();
             // unsettled until recorded: follow() must not take the missing row for another node's resume
             unsettled.add(queue);
         }
+        if (decision instanceof LineDecision.Keep) {
+            runLater(() -> reconcile(queue)); // a failed probe counted, or an outage over: recorded, nothing to switch
+            return decision;
+        }
         if (decision instanceof LineDecision.Pause p) {
-            LOG.severe(() -> String.format("line of %s stopped (%s): %s; its jobs wait on the broker", queue,
-                    p.reason().wireName(), p.detail()));
+            Episode outage = after.episode();
+            LOG.severe(() -> String.format("line of %s stopped (%s): %s; its jobs wait on the broker%s", queue,
+                    p.reason().wireName(), p.detail(), outage.start().equals(after.since()) ? ""
+                            : String.format(" (the same outage as since %s, %s: %d failed probes)", outage.start(),
+                            outage.firstReason().wireName(), outage.failedProbes())));
             stoppedEvents.fire(new LineStopped(queue, p.reason().wireName(), p.detail(), after.since()));
         } else {
             String why = ((LineDecision.Resume) decision).why();
@@ -192,6 +207,16 @@ public class StopLine {
             record(queue);
         }
         return decision;
+    }
+
+    /** How long after a trial restart a stop still belongs to the same outage (read once: it is on the send path). */
+    private Duration sameOutage() {
+        Duration d = sameOutage;
+        if (d == null) {
+            d = settings.sameOutage();
+            sameOutage = d;
+        }
+        return d;
     }
 
     /** Off the caller's thread: a delivery must not wait for its own consumers to stop. */

@@ -19,6 +19,8 @@ import org.eclipse.microprofile.config.Config;
  * <pre>
  * mailroom.stop-the-line.probe-interval = 10s     one probe (a provider call with the queue's head job) per interval
  * mailroom.stop-the-line.put-back       = 1s      how long a job met by a stopped line waits on the broker
+ * mailroom.stop-the-line.same-outage    = 10m     a stop this soon after a restart that did not prove the outage
+ *                                                 over (an operator's resume, a breaker half-open) continues it
  * mailroom.stop-the-line.dead-letter-rate.(queue|default).enabled / .activation-threshold / .trip-threshold
  *                                       / .window / .restart-after / .reasons
  * </pre>
@@ -39,7 +41,8 @@ public class StopLineSettings implements CheckedAtBoot {
     private volatile Read read;
 
     /** Everything this class serves, read together. */
-    public record Read(Duration probeInterval, Duration putBack, Map<String, Optional<DeadLetterRateWindow.Settings>> rates) {
+    public record Read(Duration probeInterval, Duration putBack, Duration sameOutage,
+                       Map<String, Optional<DeadLetterRateWindow.Settings>> rates) {
     }
 
     @Override
@@ -54,6 +57,11 @@ public class StopLineSettings implements CheckedAtBoot {
     /** At least 100 ms: a put-back is a scheduled copy, and zero would spin a delivery against the gate. */
     public Duration putBack() {
         return read().putBack();
+    }
+
+    /** A stop this soon after a trial restart, with no call accepted since, continues the same outage. */
+    public Duration sameOutage() {
+        return read().sameOutage();
     }
 
     /** The dead-letter-rate breaker's settings for {@code queue}, or empty when it is disabled there. */
@@ -88,7 +96,8 @@ public class StopLineSettings implements CheckedAtBoot {
             rates.put(queue, deadLetterRate(settings, queue));
         }
         return new Read(settings.positiveDuration(Duration.ofSeconds(10), PREFIX + "probe-interval"),
-                putBack.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : putBack, Map.copyOf(rates));
+                putBack.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : putBack,
+                settings.positiveDuration(Duration.ofMinutes(10), PREFIX + "same-outage"), Map.copyOf(rates));
     }
 
     static Optional<DeadLetterRateWindow.Settings> deadLetterRate(SettingsReader settings, String queue) {

@@ -194,4 +194,34 @@ class RedriveRulesTest {
                 .isEqualTo("skipped_changed");
         assertThat(RedriveRules.refine(RedriveEntry.Outcome.published, null, false)).isEqualTo("published");
     }
+
+    /** Which commands each status accepts: the console offers exactly these buttons, the server refuses the rest. */
+    @ParameterizedTest(name = "{0} accepts [{1}]")
+    @CsvSource(delimiter = '|', value = {
+            "planned     | run abandon",
+            "running     | ''",
+            "stopped     | ''",
+            "completed   | ''",
+            "interrupted | resume abandon",
+            "abandoned   | ''"})
+    void eachStatusAcceptsItsCommandsAndRefusesTheRest(Redrive.Status status, String accepted) {
+        java.util.Set<RedriveRules.Command> expected = java.util.Arrays.stream(accepted.trim().split("\\s+"))
+                .filter(x -> !x.isEmpty()).map(RedriveRules.Command::valueOf)
+                .collect(java.util.stream.Collectors.toCollection(() -> java.util.EnumSet.noneOf(RedriveRules.Command.class)));
+        assertThat(RedriveRules.commands(status)).isEqualTo(expected);
+        for (RedriveRules.Command c : RedriveRules.Command.values()) {
+            if (expected.contains(c)) {
+                RedriveRules.require(c, "r-1", status);
+            } else {
+                assertThatThrownBy(() -> RedriveRules.require(c, "r-1", status)).isInstanceOf(Refused.Conflict.class)
+                        .hasMessageContaining("redrive r-1 is " + status);
+            }
+        }
+    }
+
+    @Test
+    void aStoppedRunIsNotResumedAndSaysWhatAnInterruptedOneIs() {
+        assertThatThrownBy(() -> RedriveRules.require(RedriveRules.Command.resume, "r-2", Redrive.Status.stopped))
+                .hasMessage("redrive r-2 is stopped; only an interrupted run can be resumed");
+    }
 }

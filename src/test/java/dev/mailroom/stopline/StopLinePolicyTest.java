@@ -149,11 +149,147 @@ class StopLinePolicyTest {
         assertThat(((LineDecision.Pause) d).detail()).isEqualTo("smtp: 535 5.7.8 bad credentials");
     }
 
+    @Test
+    void anOperatorsPauseKeepsTheirReason() {
+        LineDecision d = StopLinePolicy.decide(LineState.RUNNING, new OperatorPaused("ann", "  relay maintenance "));
+        assertThat(((LineDecision.Pause) d).detail()).isEqualTo("paused by ann: relay maintenance");
+        d = StopLinePolicy.decide(LineState.RUNNING, new OperatorPaused("ann", " "));
+        assertThat(((LineDecision.Pause) d).detail()).isEqualTo("paused by ann");
+    }
+
     @ParameterizedTest
     @EnumSource(FailureClass.class)
     void onlyASystemicAnswerStopsARunningLine(FailureClass c) {
         LineDecision d = StopLinePolicy.decide(LineState.RUNNING, answer(c));
         assertThat(d instanceof LineDecision.Pause).isEqualTo(c == FailureClass.SYSTEMIC);
+    }
+
+    // ------------------------------------------------------------------ episodes: which outage a line is in
+
+    private static final Duration SAME_OUTAGE = Duration.ofMinutes(10);
+    private static final Instant RESTART_AT = SINCE.plusSeconds(50);
+
+    /** Stopped at SINCE for the first time in its outage. */
+    private static LineState first(PauseReason r) {
+        return LineState.stopped(r, "535 5.7.8 bad credentials", SINCE);
+    }
+
+    /** Running again since RESTART_AT after a trial restart of an outage that began at SINCE (systemic). */
+    private static LineState restarted() {
+        return LineState.restarted(Episode.began(SYSTEMIC, "535 5.7.8 bad credentials", SINCE).restarted(RESTART_AT));
+    }
+
+    /**
+     * The line after a signal: stopped or not, the outage's start and first cause, the latest cause, the failed
+     * probes, and whether it remembers a trial restart (a stop soon would continue the outage). start null: no outage.
+     */
+    record After(boolean paused, Instant start, PauseReason first, PauseReason latest, int failedProbes,
+                 boolean trialRestart) {
+        static After of(LineState s) {
+            Episode e = s.episode();
+            return new After(s.paused(), e == null ? null : e.start(), e == null ? null : e.firstReason(), s.reason(),
+                    e == null ? 0 : e.failedProbes(), e != null && e.restartedAt() != null);
+        }
+    }
+
+    private static final After RUNNING_CLEAN = new After(false, null, null, null, 0, false);
+
+    record EpisodeRow(String name, LineState before, LineSignal signal, Instant at, After expect) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    private static final Instant SOON = RESTART_AT.plusSeconds(1);
+    private static final Instant LATER = RESTART_AT.plus(SAME_OUTAGE).plusSeconds(1);
+
+    static final List<EpisodeRow> EPISODES = List.of(
+            new EpisodeRow("running + systemic answer -> a new outage", LineState.RUNNING, answer(FailureClass.SYSTEMIC), SOON,
+                    new After(true, SOON, SYSTEMIC, SYSTEMIC, 0, false)),
+            new EpisodeRow("trial restart + systemic answer soon -> the same outage, one more failed probe", restarted(),
+                    answer(FailureClass.SYSTEMIC), SOON, new After(true, SINCE, SYSTEMIC, SYSTEMIC, 1, false)),
+            new EpisodeRow("trial restart + every breaker open soon -> the same outage, latest providers_open", restarted(),
+                    new ChainBreakers(true, "smtp open"), SOON, new After(true, SINCE, SYSTEMIC, PROVIDERS_OPEN, 1, false)),
+            new EpisodeRow("trial restart + dead-letter rate soon -> the same outage", restarted(),
+                    new DeadLetterRateTripped("9 of 20"), SOON, new After(true, SINCE, SYSTEMIC, DEAD_LETTER_RATE, 1, false)),
+            new EpisodeRow("trial restart + systemic answer at the limit -> the same outage", restarted(),
+                    answer(FailureClass.SYSTEMIC), RESTART_AT.plus(SAME_OUTAGE), new After(true, SINCE, SYSTEMIC, SYSTEMIC, 1, false)),
+            new EpisodeRow("trial restart + systemic answer after the limit -> a new outage", restarted(),
+                    answer(FailureClass.SYSTEMIC), LATER, new After(true, LATER, SYSTEMIC, SYSTEMIC, 0, false)),
+            new EpisodeRow("trial restart + operator pause -> a new outage (a person's decision)", restarted(),
+                    new OperatorPaused("ann"), SOON, new After(true, SOON, OPERATOR, OPERATOR, 0, false)),
+            new EpisodeRow("trial restart + accepted -> the outage is over", restarted(), answer(null), SOON, RUNNING_CLEAN),
+            new EpisodeRow("trial restart + recipient refused -> the outage is over (the provider takes calls)", restarted(),
+                    answer(FailureClass.PERMANENT_RECIPIENT), SOON, RUNNING_CLEAN),
+            new EpisodeRow("trial restart + transient answer -> still on trial", restarted(), answer(FailureClass.TRANSIENT), SOON,
+                    new After(false, SINCE, SYSTEMIC, null, 0, true)),
+            new EpisodeRow("systemic + probe systemic -> one more failed probe, start kept", first(SYSTEMIC),
+                    answer(FailureClass.SYSTEMIC), SOON, new After(true, SINCE, SYSTEMIC, SYSTEMIC, 1, false)),
+            new EpisodeRow("providers_open + probe transient -> one more failed probe", first(PROVIDERS_OPEN),
+                    answer(FailureClass.TRANSIENT), SOON, new After(true, SINCE, PROVIDERS_OPEN, PROVIDERS_OPEN, 1, false)),
+            new EpisodeRow("providers_open + still all open -> unchanged", first(PROVIDERS_OPEN),
+                    new ChainBreakers(true, "smtp open"), SOON, new After(true, SINCE, PROVIDERS_OPEN, PROVIDERS_OPEN, 0, false)),
+            new EpisodeRow("dead_letter_rate + systemic answer -> unchanged (no provider holds it)", first(DEAD_LETTER_RATE),
+                    answer(FailureClass.SYSTEMIC), SOON, new After(true, SINCE, DEAD_LETTER_RATE, DEAD_LETTER_RATE, 0, false)),
+            new EpisodeRow("systemic + operator pause -> the same outage, latest operator", first(SYSTEMIC),
+                    new OperatorPaused("ann"), SOON, new After(true, SINCE, SYSTEMIC, OPERATOR, 0, false)),
+            new EpisodeRow("systemic + operator resume -> a trial restart", first(SYSTEMIC), new OperatorResumed("ann"), SOON,
+                    new After(false, SINCE, SYSTEMIC, null, 0, true)),
+            new EpisodeRow("providers_open + a breaker half-open -> a trial restart", first(PROVIDERS_OPEN),
+                    new ChainBreakers(false, "smtp half_open"), SOON, new After(false, SINCE, PROVIDERS_OPEN, null, 0, true)),
+            new EpisodeRow("dead_letter_rate + restart time -> a trial restart", first(DEAD_LETTER_RATE),
+                    new RestartCheck(SINCE.plusSeconds(60), RESTART), SINCE.plusSeconds(60),
+                    new After(false, SINCE, DEAD_LETTER_RATE, null, 0, true)),
+            new EpisodeRow("systemic + probe accepted -> the outage is over", first(SYSTEMIC), answer(null), SOON, RUNNING_CLEAN),
+            new EpisodeRow("database + answers -> the outage is over", first(DATABASE), new DatabaseAnswered(), SOON, RUNNING_CLEAN),
+            new EpisodeRow("operator + operator resume -> over (an operator began it)", first(OPERATOR),
+                    new OperatorResumed("bob"), SOON, RUNNING_CLEAN));
+
+    static Stream<Arguments> episodes() {
+        return EPISODES.stream().map(Arguments::of);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("episodes")
+    void keepsTheOutage(EpisodeRow row) {
+        LineDecision d = StopLinePolicy.decide(row.before(), row.signal());
+        LineState after = StopLinePolicy.next(row.before(), row.signal(), d, row.at(), SAME_OUTAGE);
+        assertThat(After.of(after)).isEqualTo(row.expect());
+        if (after.paused() && !(d instanceof LineDecision.Keep)) {
+            assertThat(after.since()).as("this stop's own time (the restart check counts from it)").isEqualTo(row.at());
+        }
+    }
+
+    @Test
+    void threeRestartsThatStopAgainKeepTheOutagesStartAndFirstCause() {
+        LineState line = LineState.RUNNING;
+        Instant t = SINCE;
+        line = step(line, answer(FailureClass.SYSTEMIC), t);
+        for (int cycle = 1; cycle <= 3; cycle++) {
+            t = t.plusSeconds(30);
+            // the third restart lifts the second stop's providers_open: its breaker went half-open
+            line = step(line, cycle == 3 ? new ChainBreakers(false, "smtp half_open") : new OperatorResumed("ann"), t);
+            assertThat(line.paused()).isFalse();
+            t = t.plusMillis(300);
+            line = step(line, cycle == 2 ? new ChainBreakers(true, "smtp open") : answer(FailureClass.SYSTEMIC), t);
+            assertThat(line.paused()).isTrue();
+            assertThat(line.episode().start()).as("cycle " + cycle).isEqualTo(SINCE);
+            assertThat(line.episode().firstReason()).isEqualTo(SYSTEMIC);
+            assertThat(line.episode().firstDetail()).contains("535");
+            assertThat(line.episode().failedProbes()).isEqualTo(cycle);
+            assertThat(line.since()).isEqualTo(t);
+        }
+    }
+
+    private static LineState step(LineState line, LineSignal signal, Instant at) {
+        LineDecision d = StopLinePolicy.decide(line, signal);
+        return StopLinePolicy.next(line, signal, d, at, SAME_OUTAGE);
+    }
+
+    @Test
+    void episodeRowsAreDistinct() {
+        assertThat(new HashSet<>(EPISODES.stream().map(EpisodeRow::name).toList())).hasSize(EPISODES.size());
     }
 
     @Test

@@ -73,6 +73,11 @@ class StopLineTest {
             public Duration putBack() {
                 return Duration.ofSeconds(1);
             }
+
+            @Override
+            public Duration sameOutage() {
+                return Duration.ofMinutes(10);
+            }
         };
         line.consumers = new ConsumerControl() {
             @Override
@@ -229,6 +234,37 @@ class StopLineTest {
             assertThat(s.reason()).isEqualTo("systemic");
             assertThat(s.stoppedFor()).isEqualTo(Duration.ofSeconds(42));
         });
+    }
+
+    /** Restarts by hand that stop again on the same 535 stay in one outage: its record keeps the start and cause. */
+    @Test
+    void aLineRestartedByHandThatStopsAgainKeepsItsOutageInItsRecord() {
+        line.answered(SEND, "relay-a", FailureClass.SYSTEMIC, "535 5.7.8 Authentication credentials invalid");
+        for (int cycle = 1; cycle <= 3; cycle++) {
+            clock.offset(Duration.ofSeconds(30L * cycle));
+            line.resumeByOperator(SEND, "ann");
+            assertThat(line.admits(SEND)).isTrue();
+            assertThat(records).doesNotContainKey(SEND);
+            line.answered(SEND, "relay-a", FailureClass.SYSTEMIC, "535 still " + cycle);
+            assertThat(consumersPaused.get(SEND)).isTrue();
+            LineState recorded = records.get(SEND);
+            assertThat(recorded.episode().start()).as("cycle " + cycle).isEqualTo(T0);
+            assertThat(recorded.episode().firstDetail()).contains("Authentication credentials invalid");
+            assertThat(recorded.detail()).endsWith("535 still " + cycle);
+            assertThat(recorded.since()).isEqualTo(T0.plusSeconds(30L * cycle));
+            assertThat(recorded.episode().failedProbes()).isEqualTo(cycle);
+        }
+        line.answered(SEND, "relay-a", FailureClass.SYSTEMIC, "535 from the probe");
+        assertThat(records.get(SEND).episode().failedProbes()).as("a failed probe is recorded too").isEqualTo(4);
+        assertThat(stopped).as("each stop pages").hasSize(4);
+
+        // the probe is accepted: the outage is over, and the next stop begins a new one
+        line.answered(SEND, "relay-a", null, null);
+        assertThat(records).doesNotContainKey(SEND);
+        clock.offset(Duration.ofSeconds(200));
+        line.answered(SEND, "relay-a", FailureClass.SYSTEMIC, "535 a new outage");
+        assertThat(records.get(SEND).episode().start()).isEqualTo(T0.plusSeconds(200));
+        assertThat(records.get(SEND).episode().failedProbes()).isZero();
     }
 
     @Test

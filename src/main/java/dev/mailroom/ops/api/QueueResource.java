@@ -17,6 +17,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
+import dev.mailroom.stopline.Episode;
 import dev.mailroom.stopline.LineState;
 import dev.mailroom.stopline.StopLine;
 import java.time.Clock;
@@ -36,10 +37,15 @@ import java.util.Map;
 public class QueueResource {
 
     /**
-     * @param pausedReason why the queue's line is stopped ({@code systemic}, {@code providers_open},
-     *                     {@code dead_letter_rate}, {@code database}, {@code operator}), null while it runs
-     * @param pausedDetail what stopped it (the provider's answer, the dead-letter share, ...), null while it runs
-     * @param pausedSince  since when, null while it runs
+     * @param pausedReason what began the outage the queue's line is stopped in ({@code systemic},
+     *                     {@code providers_open}, {@code dead_letter_rate}, {@code database}, {@code operator}):
+     *                     kept while the line restarts and stops again in the same outage; null while it runs
+     * @param pausedDetail what was seen then (the provider's answer, the dead-letter share, ...), null while it runs
+     * @param pausedSince  when that outage began, null while it runs
+     * @param pausedLatestReason what holds the line stopped now (the latest cause: what lifts it), null while it runs
+     * @param pausedLatestDetail what was seen at the latest stop
+     * @param pausedLatestSince  when the line stopped the latest time
+     * @param failedProbes       probes of the outage that failed (a head-job probe, or a restart that stopped again)
      * @param scheduled    messages waiting on the broker for a later delivery: the retry backlog (and jobs
      *                     waiting out a throttle or an open breaker)
      * @param sentPerMinute         provider calls accepted per minute over the last five minutes ({@link SendActivity},
@@ -51,8 +57,12 @@ public class QueueResource {
      */
     public record QueueView(String queue, long depth, long inFlight, long scheduled, long consumers,
                             String deadLetterQueue, long deadLetterDepth, boolean paused, String pausedReason,
-                            String pausedDetail, Instant pausedSince, Double sentPerMinute, Long acceptedLastHour,
+                            String pausedDetail, Instant pausedSince, String pausedLatestReason,
+                            String pausedLatestDetail, Instant pausedLatestSince, Integer failedProbes,
+                            Double sentPerMinute, Long acceptedLastHour,
                             Long failedLastHour, Map<String, Long> failedLastHourByClass) { }
+
+    static final int MAX_REASON = 500;
 
     @Inject
     MailroomConfig config;
@@ -81,10 +91,14 @@ public class QueueResource {
                 BrokerQueues.QueueFigures send = broker.figures(q);
                 BrokerQueues.QueueFigures dlq = broker.figures("DLQ." + q);
                 LineState line = stopLine.state(q);
+                Episode outage = line.paused() ? line.episode() : null;
                 SendActivity.QueueActivity a = lately == null ? null : lately.getOrDefault(q, SendActivity.QueueActivity.NONE);
                 return new QueueView(q, send.depth(), send.inFlight(), send.scheduled(), send.consumers(),
                         dlq.name(), dlq.depth(), consumers.paused(q),
+                        outage == null ? null : outage.firstReason().wireName(), outage == null ? null : outage.firstDetail(),
+                        outage == null ? null : outage.start(),
                         line.paused() ? line.reason().wireName() : null, line.detail(), line.since(),
+                        outage == null ? null : outage.failedProbes(),
                         a == null ? null : a.sentPerMinute(), a == null ? null : a.acceptedLastHour(),
                         a == null ? null : a.failedLastHour(), a == null ? null : a.failedByClass());
             }).toList();
@@ -125,11 +139,18 @@ public class QueueResource {
     public record WaitingView(String queue, long depth, long inFlight, long scheduled, boolean paused,
                               List<WaitingJobs.Waiting> items) { }
 
-    /** Stops the queue's consumers on this node: its messages stay on the broker until resumed. */
+    /**
+     * Stops the queue's consumers: its messages stay on the broker until resumed. {@code reason} (optional, at
+     * most 500 characters) is kept with the pause: "paused by ann: provider maintenance".
+     */
     @POST
     @Path("/{queue}/pause")
-    public ConsumerControl.QueueConsumers pause(@PathParam("queue") String queue) {
-        return stopLine.pauseByOperator(queue, actor());
+    public Response pause(@PathParam("queue") String queue, @QueryParam("reason") String reason) {
+        if (reason != null && reason.length() > MAX_REASON) {
+            return ApiError.response(Response.Status.BAD_REQUEST, "invalid_request",
+                    "reason is at most " + MAX_REASON + " characters");
+        }
+        return Response.ok(stopLine.pauseByOperator(queue, actor(), reason)).build();
     }
 
     @POST

@@ -79,14 +79,16 @@ public class QueueOperations {
         return consumers.paused(queue);
     }
 
+    /** What began the outage the line is stopped in (as the REST API's {@code paused_reason}). */
     public String pausedReason(String queue) {
         LineState line = stopLine.state(queue);
-        return line.paused() ? line.reason().wireName() : "";
+        return line.paused() ? line.episode().firstReason().wireName() : "";
     }
 
+    /** When that outage began (as the REST API's {@code paused_since}). */
     public String pausedSince(String queue) {
         LineState line = stopLine.state(queue);
-        return line.paused() ? line.since().toString() : "";
+        return line.paused() ? line.episode().start().toString() : "";
     }
 
     public void pause(String queue) {

@@ -324,9 +324,17 @@ class ConsoleBrowserIT {
             assertThat(driver.findElement(card).findElement(testId("queue-state")).getAttribute("data-state"))
                     .isEqualTo("consuming");
             driver.findElement(card).findElement(testId("queue-pause-button")).click();
+            driver.findElement(card).findElement(testId("queue-pause-cancel")).click();
+            assertThat(driver.findElement(card).findElement(testId("queue-pause-panel")).isDisplayed()).isFalse();
+            assertThat(paused(bulk)).as("Cancel pauses nothing").isFalse();
+            driver.findElement(card).findElement(testId("queue-pause-button")).click();
+            driver.findElement(card).findElement(testId("queue-pause-reason")).sendKeys("relay maintenance");
+            driver.findElement(card).findElement(testId("queue-pause-confirm")).click();
             waitFor(d -> "paused".equals(d.findElement(card).findElement(testId("queue-state")).getAttribute("data-state")),
                     WAIT, "dashboard: " + bulk + " paused", false);
             assertThat(driver.findElement(card).findElement(testId("paused-badge")).getText()).contains("operator");
+            assertThat(driver.findElement(card).findElement(testId("paused-detail")).getText())
+                    .isEqualTo("paused by operator: relay maintenance");
             assertThat(paused(bulk)).as("the API: paused").isTrue();
 
             driver.findElement(card).findElement(testId("queue-resume-button")).click();
@@ -952,6 +960,160 @@ class ConsoleBrowserIT {
         assertThat(driver.findElement(testId("sup-add-submit")).isEnabled()).isFalse();
     }
 
+    /**
+     * Destructive actions ask in the page: Abandon opens a reason field and a confirm button, Cancel (or confirming
+     * without a reason) leaves the plan planned; the buttons are the record's own actions, so a stopped run offers
+     * no Resume (the server would answer 409) and no Abandon.
+     */
+    @Test
+    void cancellingAnAbandonLeavesThePlanPlannedAndAStoppedRunOffersNoResume() {
+        String prefix = Jobs.runPrefix("console-cancel");
+        String campaign = prefix + "campaign";
+        String policy = "5.7.1 Message rejected: content violates policy";
+        refusedJobs(prefix, campaign, policy, policy);
+        env.api().awaitJson("/api/v1/dead-letters?status=open&campaign_id=" + campaign,
+                j -> j.path("items").size() == 2, DEAD_LETTERED);
+        String id = env.api().postJson("/api/v1/redrives", """
+                {"action": "replay", "filter": {"campaign_id": "%s"}, "sample_size": 1,
+                 "reason": "console test: cancel an abandon"}""".formatted(campaign), 201).path("id").asText();
+
+        startBrowser();
+        signIn("operator", "operator-pass");
+        driver.get(env.server().baseUrl() + "/console/index.html#/redrives/" + id);
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("review")));
+        assertThat(driver.findElement(testId("abandon-panel")).isDisplayed()).isFalse();
+        click(testId("abandon-button"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("abandon-panel")));
+        driver.findElement(testId("abandon-reason")).sendKeys("changed my mind");
+        screenshot("redrive-abandon-asks");
+        click(testId("abandon-cancel"));
+        wait(WAIT).until(ExpectedConditions.invisibilityOfElementLocated(testId("abandon-panel")));
+        assertThat(redriveStatus(id)).as("Cancel sends nothing").isEqualTo("planned");
+        assertThat(driver.findElement(testId("redrive-status")).getText()).isEqualTo("planned");
+
+        // confirming without a reason is refused in the page: nothing is sent either
+        click(testId("abandon-button"));
+        click(testId("abandon-confirm"));
+        wait(WAIT).until(ExpectedConditions.textToBePresentInElementLocated(testId("abandon-error"), "Say why"));
+        assertThat(redriveStatus(id)).isEqualTo("planned");
+        click(testId("abandon-cancel"));
+
+        // the run's sample is refused again: the run stops, and its page offers nothing the server would refuse
+        smtp.enqueueReply(550, "5.7.1 Still rejected on the second lap");
+        click(testId("run-button"));
+        waitFor(d -> "stopped".equals(d.findElement(testId("redrive-status")).getText()), REDRIVE,
+                "the run stops after its sample", true);
+        assertThat(driver.findElements(testId("resume-button"))).as("no Resume on a stopped run").isEmpty();
+        assertThat(driver.findElements(testId("abandon-button"))).as("no Abandon on a stopped run").isEmpty();
+        assertThat(driver.findElement(testId("stopped-note")).getText()).contains("plan a new redrive");
+        JsonNode record = env.api().getJson("/api/v1/redrives/" + id);
+        assertThat(record.path("actions").isArray() && record.path("actions").isEmpty()).as("actions of a stopped run: "
+                + record.path("actions")).isTrue();
+        assertThat(env.api().post("/api/v1/redrives/" + id + "/resume", null).statusCode())
+                .as("the server agrees: a stopped run is not resumed").isEqualTo(409);
+        screenshot("redrive-stopped-no-resume");
+    }
+
+    /**
+     * Revoked credentials: an operator resumes the line and it stops again at once on the same 535. The console says
+     * so ("stopped again after ... s: ... 535 ...") and never a success; the outage keeps its start and first cause
+     * over three restarts that stop again, with the latest stop and the failed probes beside them.
+     */
+    @Test
+    void aResumeThatStopsAgainIsSaidSoAndTheOutageKeepsItsStartOverThreeRestarts() {
+        String send = "mail.send";
+        String prefix = Jobs.runPrefix("console-outage");
+        smtp.setOutage(535, "5.7.8 Authentication credentials invalid");
+        try {
+            for (String id : Jobs.ids(prefix, 4)) {
+                env.jms().sendText(send, job(id, prefix + "campaign"));
+            }
+            JsonNode stopped = awaitLine(send, q -> "systemic".equals(q.path("paused_reason").asText()));
+            String since = stopped.path("paused_since").asText();
+            assertThat(stopped.path("paused_detail").asText()).contains("535");
+
+            startBrowser();
+            signIn("operator", "operator-pass");
+            By card = By.cssSelector("[data-testid=queue-card][data-queue='" + send + "']");
+            waitFor(d -> !d.findElements(card).isEmpty()
+                    && !d.findElement(card).findElements(testId("queue-resume-button")).isEmpty(), WAIT,
+                    "dashboard: " + send + " stopped", false);
+            ((JavascriptExecutor) driver).executeScript("""
+                    window.flashes = [];
+                    const el = document.getElementById('flash');
+                    new MutationObserver(() => window.flashes.push({cls: el.className, text: el.textContent}))
+                      .observe(el, {attributes: true, childList: true, characterData: true, subtree: true});""");
+            driver.findElement(card).findElement(testId("queue-resume-button")).click();
+            wait(Duration.ofSeconds(15)).until(ExpectedConditions.textToBePresentInElementLocated(testId("flash"),
+                    "stopped again after"));
+            String said = driver.findElement(testId("flash")).getText();
+            assertThat(said).startsWith("Resumed " + send + " — stopped again after").contains("535");
+            assertThat(driver.findElement(testId("flash")).getAttribute("class")).isEqualTo("error");
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> flashes = (List<Map<String, Object>>) ((JavascriptExecutor) driver)
+                    .executeScript("return window.flashes;");
+            assertThat(flashes).as("no success flash on the way").noneMatch(f -> "".equals(f.get("cls"))
+                    && !String.valueOf(f.get("text")).isBlank());
+
+            JsonNode line = awaitLine(send, q -> q.path("paused").asBoolean() && q.hasNonNull("paused_reason"));
+            String latest = line.path("paused_latest_since").asText();
+            for (int cycle = 2; cycle <= 3; cycle++) {
+                assertThat(env.api().post("/api/v1/queues/" + send + "/resume", null).statusCode()).isEqualTo(200);
+                String previous = latest;
+                line = awaitLine(send, q -> q.hasNonNull("paused_reason")
+                        && !previous.equals(q.path("paused_latest_since").asText()));
+                latest = line.path("paused_latest_since").asText();
+            }
+            assertThat(line.path("paused_since").asText()).as("the outage's start, after three restarts").isEqualTo(since);
+            assertThat(line.path("paused_reason").asText()).isEqualTo("systemic");
+            assertThat(line.path("paused_detail").asText()).contains("535");
+            assertThat(Instant.parse(latest)).isAfter(Instant.parse(since));
+            assertThat(line.path("paused_latest_detail").asText()).contains("535");
+            assertThat(line.path("failed_probes").asInt()).as("three restarts that stopped again").isGreaterThanOrEqualTo(3);
+
+            driver.navigate().refresh();
+            waitFor(d -> !d.findElements(card).isEmpty()
+                    && !d.findElement(card).findElements(testId("paused-latest")).isEmpty(), WAIT,
+                    "dashboard: the stopped line with its latest stop", false);
+            WebElement banner = driver.findElement(card).findElement(testId("paused-banner"));
+            assertThat(banner.getAttribute("data-since")).isEqualTo(since);
+            assertThat(banner.getAttribute("data-reason")).isEqualTo("systemic");
+            assertThat(banner.findElement(testId("paused-latest")).getText()).contains("stopped again").contains("535");
+            assertThat(banner.findElement(testId("failed-probes")).getText()).contains("failed in this outage");
+            screenshot("dashboard-stopped-again");
+        } finally {
+            smtp.setOutage(null, null); // the credentials work again: the next probe starts the line
+        }
+        awaitLine(send, q -> !q.path("paused").asBoolean() && !q.hasNonNull("paused_reason"));
+    }
+
+    /** The arrivals chart names its y axis with its unit and the time zone of its x axis, and no label is cut off. */
+    @Test
+    void theArrivalsChartNamesItsAxesAndTimeZoneAndKeepsEveryLabelInside() {
+        startBrowser();
+        signIn("operator", "operator-pass");
+        driver.get(env.server().baseUrl() + "/console/index.html#/?range=168%3APT6H");
+        By chart = By.cssSelector("[data-testid=queue-card][data-queue='mail.send'] [data-testid=arrivals-chart]");
+        WebElement svg = wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(chart));
+        assertThat(svg.findElement(testId("y-axis-title")).getText()).isEqualTo("dead letters per 6 hours");
+        String zone = (String) ((JavascriptExecutor) driver).executeScript(
+                "return Intl.DateTimeFormat().resolvedOptions().timeZone;");
+        assertThat(svg.findElement(testId("x-axis-title")).getText()).contains(zone).contains("UTC");
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> boxes = (List<Map<String, Object>>) ((JavascriptExecutor) driver).executeScript("""
+                const svg = arguments[0];
+                const frame = svg.getBoundingClientRect();
+                return [...svg.querySelectorAll('[data-testid=x-tick], [data-testid=y-tick], [data-testid$=axis-title]')]
+                  .map(t => { const r = t.getBoundingClientRect();
+                    return {text: t.textContent, left: r.left - frame.left, right: frame.right - r.right}; });""", svg);
+        assertThat(boxes).hasSizeGreaterThanOrEqualTo(4).allSatisfy(b -> {
+            // the text's own box against the chart's (it is drawn cut off at the chart's edge when outside)
+            assertThat(((Number) b.get("left")).doubleValue()).as("room left of " + b.get("text")).isGreaterThanOrEqualTo(-0.5);
+            assertThat(((Number) b.get("right")).doubleValue()).as("room right of " + b.get("text")).isGreaterThanOrEqualTo(-0.5);
+        });
+        screenshot("dashboard-chart-week");
+    }
+
     // ------------------------------------------------------------------------------------------ helpers
 
     private static String job(String messageId, String campaign) {
@@ -979,7 +1141,7 @@ class ConsoleBrowserIT {
     }
 
     /**
-     * Abandons the plan on the page through the API (the console's button asks why in a prompt), so its entries stay
+     * Abandons the plan on the page through the API (quicker than the page's reason and confirm), so its entries stay
      * open for nobody.
      */
     private void abandonPlan() {
@@ -1115,6 +1277,26 @@ class ConsoleBrowserIT {
             return false;
         }, DEAD_LETTERED, "dead-letter list " + urlPart + " with " + n + " rows", false);
         return driver.findElements(testId("dl-row"));
+    }
+
+    private String redriveStatus(String id) {
+        return env.api().getJson("/api/v1/redrives/" + id).path("status").asText();
+    }
+
+    /** Waits (30 s) until {@code queue}'s entry of {@code GET /api/v1/queues} matches; returns it. */
+    private JsonNode awaitLine(String queue, java.util.function.Predicate<JsonNode> until) {
+        JsonNode[] seen = {null};
+        org.awaitility.Awaitility.await().atMost(WAIT).pollInterval(Duration.ofMillis(200))
+                .alias("GET /api/v1/queues: " + queue + " as awaited").until(() -> {
+                    for (JsonNode q : env.api().getJson("/api/v1/queues")) {
+                        if (queue.equals(q.path("queue").asText()) && until.test(q)) {
+                            seen[0] = q;
+                            return true;
+                        }
+                    }
+                    return false;
+                });
+        return seen[0];
     }
 
     private boolean paused(String queue) {
