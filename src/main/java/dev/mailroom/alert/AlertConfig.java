@@ -20,9 +20,11 @@ final class AlertConfig {
 
 
     private final Function<String, Optional<String>> lookup;
+    private final dev.mailroom.platform.settings.SettingsReader settings;
 
     AlertConfig(Function<String, Optional<String>> lookup) {
         this.lookup = java.util.Objects.requireNonNull(lookup, "config");
+        this.settings = new dev.mailroom.platform.settings.SettingsReader(lookup);
     }
 
     /** The trimmed value, empty when unset or blank (a blank default in a properties file means unset). */
@@ -33,68 +35,44 @@ final class AlertConfig {
 
     /** A positive duration. */
     Duration duration(String key, Duration dflt) {
-        return string(key).map(v -> {
-            Duration d;
-            try {
-                d = parseDuration(v);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(key + ": " + e.getMessage(), e);
-            }
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(key + ": '" + v + "' is not a positive duration");
-            }
-            return d;
-        }).orElse(dflt);
+        return settings.positiveDuration(dflt, key);
     }
 
     /** An int in {@code [min, max]}. */
     int integer(String key, int dflt, int min, int max) {
-        return string(key).map(v -> {
-            int n;
-            try {
-                n = Integer.parseInt(v);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(key + ": '" + v + "' is not a whole number");
-            }
-            if (n < min || n > max) {
-                throw new IllegalArgumentException(key + ": " + n + " is not between " + min + " and " + max);
-            }
-            return n;
-        }).orElse(dflt);
+        return settings.integer(dflt, min, max, key);
     }
 
     /** A comma-separated list of reasons ({@code handler_error,unmapped_error}), lower-cased. */
     Set<String> reasons(String key, Set<String> dflt) {
-        return string(key).map(v -> {
-            Set<String> out = new LinkedHashSet<>();
-            for (String part : v.split(",", -1)) {
-                String r = part.trim().toLowerCase(Locale.ROOT);
-                if (r.isEmpty()) {
-                    throw new IllegalArgumentException(key + ": '" + v + "' has an empty entry; expected e.g. handler_error,unmapped_error");
-                }
-                if (!r.matches("[a-z0-9_.-]+")) {
-                    throw new IllegalArgumentException(key + ": '" + part.trim() + "' is not a reason name");
-                }
-                out.add(r);
+        return settings.find(key).map(v -> v.as(AlertConfig::reasonList,
+                "a comma-separated list of reason names such as handler_error,unmapped_error")).orElse(dflt);
+    }
+
+    private static Set<String> reasonList(String text) {
+        Set<String> out = new LinkedHashSet<>();
+        for (String part : text.split(",", -1)) {
+            String r = part.trim().toLowerCase(Locale.ROOT);
+            if (!r.matches("[a-z0-9_.-]+")) {
+                throw new IllegalArgumentException("not a reason name: '" + part + "'");
             }
-            return Set.copyOf(out);
-        }).orElse(dflt);
+            out.add(r);
+        }
+        return Set.copyOf(out);
     }
 
     /** An absolute http or https URL. */
     Optional<java.net.URI> httpUrl(String key) {
-        return string(key).map(v -> {
-            try {
-                java.net.URI u = new java.net.URI(v);
-                String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
-                if (!(scheme.equals("http") || scheme.equals("https")) || u.getHost() == null) {
-                    throw new IllegalArgumentException(key + ": '" + v + "' is not an http(s) URL with a host");
-                }
-                return u;
-            } catch (java.net.URISyntaxException e) {
-                throw new IllegalArgumentException(key + ": '" + v + "' is not a URL: " + e.getMessage(), e);
-            }
-        });
+        return settings.find(key).map(v -> v.as(AlertConfig::parseHttpUrl, "an http(s) URL with a host"));
+    }
+
+    private static java.net.URI parseHttpUrl(String text) {
+        java.net.URI u = java.net.URI.create(text);
+        String scheme = u.getScheme() == null ? "" : u.getScheme().toLowerCase(Locale.ROOT);
+        if (!(scheme.equals("http") || scheme.equals("https")) || u.getHost() == null) {
+            throw new IllegalArgumentException("not an http(s) URL with a host");
+        }
+        return u;
     }
 
     /** A duration as people read it: {@code 5m}, {@code 1h30m}, {@code 72h}, {@code 500ms}. */
@@ -105,7 +83,4 @@ final class AlertConfig {
         return d.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString().substring(2).toLowerCase(Locale.ROOT);
     }
 
-    static Duration parseDuration(String text) {
-        return dev.mailroom.platform.settings.DurationText.parse(text);
-    }
 }

@@ -134,7 +134,7 @@ class AlertRoutingTest {
     void badRoutingValuesFailNamingTheKey(String key, String value) {
         assertThatThrownBy(() -> AlertRouting.fromConfig(config(Map.of(key, value))))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith(key + ":");
+                .hasMessageStartingWith(key + "='");
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -148,7 +148,7 @@ class AlertRoutingTest {
     void badDispatcherValuesFailNamingTheKey(String key, String value) {
         assertThatThrownBy(() -> AlertDispatcher.Settings.fromConfig(config(Map.of(key, value))))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith(key + ":");
+                .hasMessageStartingWith(key + "='");
     }
 
     @Test
@@ -164,7 +164,7 @@ class AlertRoutingTest {
     void aWebhookUrlThatIsNotHttpFailsNamingTheKey(String url) {
         assertThatThrownBy(() -> WebhookSink.fromConfig(config(Map.of("mailroom.alerts.webhook.url", url)),
                 java.time.Clock.systemUTC()))
-                .hasMessageStartingWith("mailroom.alerts.webhook.url:");
+                .hasMessageStartingWith("mailroom.alerts.webhook.url='");
     }
 
     @Test

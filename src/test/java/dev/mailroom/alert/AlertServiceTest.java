@@ -44,7 +44,7 @@ class AlertServiceTest {
     @Test
     void aBadValueFailsTheStartNamingTheKey() {
         AlertService s = service(Map.of("mailroom.alerts.group-wait", "later"));
-        org.assertj.core.api.Assertions.assertThatThrownBy(s::start).hasMessageStartingWith("mailroom.alerts.group-wait:");
+        org.assertj.core.api.Assertions.assertThatThrownBy(s::start).hasMessageStartingWith("mailroom.alerts.group-wait='later' is refused: expected a positive duration");
     }
 
     @Test
