@@ -143,52 +143,15 @@ public final class JobParser {
     }
 
     private ParseResult parseOrReject(byte[] body) {
-        if (body == null || body.length == 0) {
-            return new Rejected(RejectReason.not_json, "empty body", null);
+        Read read = readObject(body);
+        if (read.rejected() != null) {
+            return read.rejected();
         }
-        if (body.length > maxBodyBytes) {
-            return new Rejected(RejectReason.too_large,
-                    "body is " + body.length + " bytes; the limit is " + maxBodyBytes + " bytes", null);
-        }
-
-        String text;
-        try {
-            text = decodeUtf8(body);
-        } catch (MalformedUtf8 e) {
-            return new Rejected(RejectReason.not_json,
-                    "not valid UTF-8: malformed byte sequence at byte offset " + e.offset, null);
-        }
-        if (!text.isEmpty() && text.charAt(0) == '\uFEFF') {
-            text = text.substring(1);
-        }
-
-        JsonNode root;
-        String duplicate = null;
-        try {
-            root = JOBS.readTree(text);
-        } catch (JacksonException strict) {
-            // JOBS differs from LENIENT only in STRICT_DUPLICATE_DETECTION: if LENIENT reads the text, the
-            // strict failure was a duplicate key (and not_json still wins over it, as it always did).
-            try {
-                root = LENIENT.readTree(text);
-            } catch (JacksonException e) {
-                return new Rejected(RejectReason.not_json, "not JSON: " + describe(e), null);
-            }
-            duplicate = duplicatePath(strict);
-        }
-        if (root == null || root.isMissingNode()) {
-            return new Rejected(RejectReason.not_json, "no JSON value in the body", null);
-        }
-        if (!root.isObject()) {
-            return new Rejected(RejectReason.not_json,
-                    "expected one JSON object, found " + root.getNodeType().name().toLowerCase(Locale.ROOT),
-                    null);
-        }
-
-        String messageId = "/message_id".equals(duplicate) ? null : messageIdOf(root);
-        if (duplicate != null) {
+        JsonNode root = read.root();
+        String messageId = "/message_id".equals(read.duplicate()) ? null : messageIdOf(root);
+        if (read.duplicate() != null) {
             return new Rejected(RejectReason.schema_violation,
-                    displayPath(duplicate) + ": duplicate key (the value is ambiguous)", messageId);
+                    displayPath(read.duplicate()) + ": duplicate key (the value is ambiguous)", messageId);
         }
 
         JsonNode version = root.get("schema_version");
@@ -199,6 +162,68 @@ public final class JobParser {
                     messageId);
         }
 
+        Set<String> violations = violations(root);
+        if (!violations.isEmpty()) {
+            return new Rejected(RejectReason.schema_violation, joinBounded(violations), messageId);
+        }
+
+        try {
+            return new Parsed(JOBS.treeToValue(root, SendJob.class));
+        } catch (JacksonException e) {
+            // The schema admitted what the record cannot hold: a gap between the two, i.e. a bug here.
+            throw new IllegalStateException("a valid job did not bind to SendJob: " + e.getOriginalMessage(), e);
+        }
+    }
+
+    /** The body read as one JSON object (with the path of a duplicate key, if any), or why it is not one. */
+    private record Read(JsonNode root, String duplicate, Rejected rejected) {
+        static Read refused(String detail) {
+            return new Read(null, null, new Rejected(RejectReason.not_json, detail, null));
+        }
+    }
+
+    private Read readObject(byte[] body) {
+        if (body == null || body.length == 0) {
+            return Read.refused("empty body");
+        }
+        if (body.length > maxBodyBytes) {
+            return new Read(null, null, new Rejected(RejectReason.too_large,
+                    "body is " + body.length + " bytes; the limit is " + maxBodyBytes + " bytes", null));
+        }
+        String text;
+        try {
+            text = decodeUtf8(body);
+        } catch (MalformedUtf8 e) {
+            return Read.refused("not valid UTF-8: malformed byte sequence at byte offset " + e.offset);
+        }
+        if (!text.isEmpty() && text.charAt(0) == '\uFEFF') {
+            text = text.substring(1);
+        }
+        JsonNode root;
+        String duplicate = null;
+        try {
+            root = JOBS.readTree(text);
+        } catch (JacksonException strict) {
+            // JOBS differs from LENIENT only in STRICT_DUPLICATE_DETECTION: if LENIENT reads the text, the
+            // strict failure was a duplicate key (and not_json still wins over it, as it always did).
+            try {
+                root = LENIENT.readTree(text);
+            } catch (JacksonException e) {
+                return Read.refused("not JSON: " + describe(e));
+            }
+            duplicate = duplicatePath(strict);
+        }
+        if (root == null || root.isMissingNode()) {
+            return Read.refused("no JSON value in the body");
+        }
+        if (!root.isObject()) {
+            return Read.refused("expected one JSON object, found " + root.getNodeType().name().toLowerCase(Locale.ROOT));
+        }
+        return new Read(root, duplicate, null);
+    }
+
+    /** What the schema and the checks it cannot express find wrong with {@code root}, sorted and bounded. */
+    private Set<String> violations(JsonNode root) {
         Set<String> violations = new TreeSet<>();
         for (ValidationMessage m : SCHEMA.validate(root)) {
             String entry = describe(m, root);
@@ -224,16 +249,7 @@ public final class JobParser {
                 }
             });
         }
-        if (!violations.isEmpty()) {
-            return new Rejected(RejectReason.schema_violation, joinBounded(violations), messageId);
-        }
-
-        try {
-            return new Parsed(JOBS.treeToValue(root, SendJob.class));
-        } catch (JacksonException e) {
-            // The schema admitted what the record cannot hold: a gap between the two, i.e. a bug here.
-            throw new IllegalStateException("a valid job did not bind to SendJob: " + e.getOriginalMessage(), e);
-        }
+        return violations;
     }
 
     /**
