@@ -2,7 +2,6 @@ package dev.mailroom.job;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -35,8 +34,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
@@ -151,20 +148,20 @@ public final class JobParser {
         String messageId = "/message_id".equals(read.duplicate()) ? null : messageIdOf(root);
         if (read.duplicate() != null) {
             return new Rejected(RejectReason.schema_violation,
-                    displayPath(read.duplicate()) + ": duplicate key (the value is ambiguous)", messageId);
+                    ParseMessages.displayPath(read.duplicate()) + ": duplicate key (the value is ambiguous)", messageId);
         }
 
         JsonNode version = root.get("schema_version");
         if (version != null && !isSupportedVersion(version)) {
             return new Rejected(RejectReason.unsupported_schema_version,
-                    "schema_version " + abbreviate(version.toString(), 60) + " is not supported; this consumer reads "
+                    "schema_version " + ParseMessages.abbreviate(version.toString(), 60) + " is not supported; this consumer reads "
                             + "schema_version " + SUPPORTED_SCHEMA_VERSION,
                     messageId);
         }
 
         Set<String> violations = violations(root);
         if (!violations.isEmpty()) {
-            return new Rejected(RejectReason.schema_violation, joinBounded(violations), messageId);
+            return new Rejected(RejectReason.schema_violation, ParseMessages.joinBounded(violations), messageId);
         }
 
         try {
@@ -209,7 +206,7 @@ public final class JobParser {
             try {
                 root = LENIENT.readTree(text);
             } catch (JacksonException e) {
-                return Read.refused("not JSON: " + describe(e));
+                return Read.refused("not JSON: " + ParseMessages.describe(e));
             }
             duplicate = duplicatePath(strict);
         }
@@ -226,9 +223,9 @@ public final class JobParser {
     private Set<String> violations(JsonNode root) {
         Set<String> violations = new TreeSet<>();
         for (ValidationMessage m : SCHEMA.validate(root)) {
-            String entry = describe(m, root);
+            String entry = ParseMessages.describe(m, root);
             if (entry != null) {
-                violations.add(abbreviate(entry, MAX_ENTRY_CHARS));
+                violations.add(ParseMessages.abbreviate(entry, MAX_ENTRY_CHARS));
             }
         }
         JsonNode expires = root.get("expires_at");
@@ -237,14 +234,15 @@ public final class JobParser {
             try {
                 OffsetDateTime.parse(expires.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME);
             } catch (DateTimeException e) {
-                violations.add("/expires_at: " + NOT_A_DATE_TIME);
+                violations.add("/expires_at: " + ParseMessages.NOT_A_DATE_TIME);
             }
         }
         JsonNode headers = root.get("headers");
         if (headers != null && headers.isObject()) {
             headers.fieldNames().forEachRemaining(name -> {
                 if (isOwnedHeader(name)) {
-                    violations.add(abbreviate(displayPath("/headers/" + escapePointer(name)) + ": " + OWNED_HEADER,
+                    violations.add(ParseMessages.abbreviate(ParseMessages.displayPath("/headers/"
+                            + ParseMessages.escapePointer(name)) + ": " + ParseMessages.OWNED_HEADER,
                             MAX_ENTRY_CHARS));
                 }
             });
@@ -320,95 +318,6 @@ public final class JobParser {
     private static final Set<String> OWNED_HEADERS = Set.of(
             "from", "sender", "to", "cc", "bcc", "reply-to", "subject", "message-id", "date", "mime-version",
             "return-path");
-
-    private static final String OWNED_HEADER = "is a header Mailroom sets itself (addressing and subject come "
-            + "from the job's fields, Content-* and MIME-Version from its content); remove it from headers";
-
-    private static final String NOT_A_DATE_TIME =
-            "is not an RFC 3339 date-time with an offset (e.g. 2030-01-31T12:00:00Z)";
-
-    /**
-     * One violation as {@code <path>: <what>}, or null for messages that only repeat another one (the
-     * per-branch "required" messages under the content-shape {@code oneOf}). The schema's own messages
-     * are kept except where they would print a regular expression or a sub-schema at the reader.
-     */
-    private static String describe(ValidationMessage m, JsonNode root) {
-        String path = m.getInstanceLocation().toString();
-        String location = m.getSchemaLocation().toString();
-        String fragment = location.contains("#") ? location.substring(location.indexOf('#') + 1) : "";
-        String type = m.getType();
-
-        if (fragment.startsWith("/oneOf/")) {
-            return null;
-        }
-        if (fragment.equals("/oneOf")) {
-            boolean both = root.has("subject") && root.has("template_id");
-            return displayPath(path) + ": " + (both
-                    ? "has both rendered content (subject) and a template (template_id); a job carries exactly one"
-                    : "has no content: give subject with text and/or html, or template_id with variables");
-        }
-        if (fragment.startsWith("/dependentSchemas/subject/")) {
-            return displayPath(path) + ": rendered content (subject) needs text or html";
-        }
-        if (fragment.startsWith("/dependentSchemas/template_id/")) {
-            return displayPath(path) + ": a template job (template_id) must not carry text or html";
-        }
-        if (fragment.equals("/$defs/noControlChars/not")) {
-            return displayPath(path) + ": contains a control character (such as CR or LF)";
-        }
-        if (fragment.equals("/$defs/mailbox/pattern")) {
-            return displayPath(path) + ": is not a mailbox (local@domain or Display Name <local@domain>)";
-        }
-        if ("format".equals(type) && fragment.equals("/properties/expires_at/format")) {
-            return displayPath(path) + ": " + NOT_A_DATE_TIME;
-        }
-        if ("required".equals(type) && m.getProperty() != null) {
-            return displayPath(path + "/" + escapePointer(m.getProperty())) + ": is required";
-        }
-        if ("additionalProperties".equals(type) && m.getProperty() != null) {
-            return displayPath(path + "/" + escapePointer(abbreviate(m.getProperty(), 100)))
-                    + ": is not a property of the job contract";
-        }
-        return displayPath(path) + ": " + m.getError();
-    }
-
-    private static String describe(JacksonException e) {
-        String message = e.getOriginalMessage();
-        JsonLocation at = e.getLocation();
-        String where = at == null || at.getLineNr() < 0 ? ""
-                : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";
-        return abbreviate(message == null ? e.getClass().getSimpleName() : message, 400) + where;
-    }
-
-    private static String displayPath(String pointer) {
-        return pointer.isEmpty() ? "/" : pointer;
-    }
-
-    private static String escapePointer(String name) {
-        return name.replace("~", "~0").replace("/", "~1");
-    }
-
-    /** Entries joined with "; ", cut at an entry boundary so the result fits the detail bound. */
-    private static String joinBounded(Iterable<String> entries) {
-        List<String> all = new ArrayList<>();
-        entries.forEach(all::add);
-        StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < all.size(); i++) {
-            String next = (i == 0 ? "" : "; ") + all.get(i);
-            String more = "; ... and " + (all.size() - i) + " more";
-            boolean last = i == all.size() - 1;
-            if (sb.length() + next.length() + (last ? 0 : more.length()) > ParseResult.MAX_DETAIL_CHARS) {
-                sb.append(more);
-                break;
-            }
-            sb.append(next);
-        }
-        return sb.toString();
-    }
-
-    private static String abbreviate(String s, int max) {
-        return s.length() <= max ? s : s.substring(0, max - 3) + "...";
-    }
 
     private static boolean isControl(int c) {
         return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029;
