@@ -18,10 +18,10 @@ import org.junit.jupiter.api.Test;
  * Retention with the server's clock moved forward (no sleeping): a resolved dead letter is purged
  * after its retention, an open one is announced before it and then expires with its envelope kept
  * and only its payload dropped; the broker's copies go with them, and a broker-routed dead letter that
- * was discarded and purged does not come back through the sweeper. Moves the clock for good, so it runs
- * last in its JVM.
+ * was discarded and purged does not come back through the sweeper. Moves the clock for good, so it has a
+ * server of its own (tag {@code time-travel}, execution {@code it-time-travel}).
  */
-@Tag("clock")
+@Tag("time-travel")
 class TimeTravelRetentionIT {
 
     /** How long a retention pass of the dead-letter monitor may take over a suite's worth of dead letters. */

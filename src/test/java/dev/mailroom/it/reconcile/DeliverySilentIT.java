@@ -19,9 +19,10 @@ import org.junit.jupiter.api.Test;
  * The delivery watch with the movable clock (no sleeping): a job still {@code sent_to_provider} more than the
  * provider's limit (2 hours) after its send, without any provider event, raises a DeliverySilent alert and
  * counts in {@code mailroom_reconcile_silent_total}; it stays {@code sent_to_provider} (never assumed
- * failed). A job the provider spoke of raises nothing.
+ * failed). A job the provider spoke of raises nothing. Moves the clock forward for good: its own server (tag
+ * {@code time-travel}).
  */
-@Tag("clock")
+@Tag("time-travel")
 class DeliverySilentIT {
 
     @Test
