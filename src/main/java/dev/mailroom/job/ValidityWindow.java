@@ -55,9 +55,21 @@ public final class ValidityWindow {
         return ttl.map(receivedAt::plus).orElse(null);
     }
 
+    /**
+     * A key's time-to-live, kept once read when the configuration has the key. A category nobody configured is
+     * looked up each time and not kept: categories come from producers, and keeping every one a job names would
+     * let a stream of odd categories grow this map without bound.
+     */
     private Optional<Duration> duration(String key) {
-        return read.computeIfAbsent(key, k -> config.find(k)
-                .filter(v -> !v.text().equalsIgnoreCase("none"))
-                .map(v -> v.positiveDuration()));
+        Optional<Duration> known = read.get(key);
+        if (known != null) {
+            return known;
+        }
+        Optional<SettingsReader.Value> value = config.find(key);
+        Optional<Duration> d = value.filter(v -> !v.text().equalsIgnoreCase("none")).map(v -> v.positiveDuration());
+        if (value.isPresent()) {
+            read.put(key, d);
+        }
+        return d;
     }
 }
