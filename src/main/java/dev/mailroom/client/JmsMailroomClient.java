@@ -1,0 +1,80 @@
+package dev.mailroom.client;
+
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
+import jakarta.jms.JMSRuntimeException;
+import jakarta.jms.TextMessage;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * {@link MailroomClient} over JMS. Immutable; {@link #toQueue} and {@link #withTraceparent} return configured copies.
+ * Thread-safe when built over a {@link ConnectionFactory} (a context per send; pooled in a container); a client over a
+ * {@link JMSContext} is as thread-safe as that context, i.e. not.
+ */
+public final class JmsMailroomClient implements MailroomClient {
+
+    /** Artemis's duplicate-detection property ({@code Message.HDR_DUPLICATE_DETECTION_ID}). */
+    public static final String DUPLICATE_ID_PROPERTY = "_AMQ_DUPL_ID";
+    /** The W3C trace context property Mailroom reads. */
+    public static final String TRACEPARENT_PROPERTY = "traceparent";
+
+    private final ConnectionFactory factory;
+    private final JMSContext context;
+    private final String queue;
+    private final Supplier<String> traceparents;
+
+    JmsMailroomClient(ConnectionFactory factory, JMSContext context, String queue, Supplier<String> traceparents) {
+        if ((factory == null) == (context == null)) {
+            throw new IllegalArgumentException("a connection factory or a JMS context, one of them");
+        }
+        this.factory = factory;
+        this.context = context;
+        this.queue = Objects.requireNonNull(queue, "queue");
+        this.traceparents = traceparents;
+    }
+
+    /** This client sending to {@code queue} the jobs that name none. */
+    public JmsMailroomClient toQueue(String queue) {
+        return new JmsMailroomClient(factory, context, queue, traceparents);
+    }
+
+    /**
+     * This client taking the caller's current {@code traceparent} from {@code source} (e.g. from OpenTelemetry's
+     * propagator) for jobs that carry none; a null answer sends none.
+     */
+    public JmsMailroomClient withTraceparent(Supplier<String> source) {
+        return new JmsMailroomClient(factory, context, queue, source);
+    }
+
+    @Override
+    public String send(MailJob job) {
+        Objects.requireNonNull(job, "job");
+        if (context != null) {
+            sendWith(context, job);
+        } else {
+            try (JMSContext opened = factory.createContext()) {
+                sendWith(opened, job);
+            }
+        }
+        return job.messageId();
+    }
+
+    private void sendWith(JMSContext ctx, MailJob job) {
+        TextMessage message = ctx.createTextMessage(job.json());
+        try {
+            message.setStringProperty(DUPLICATE_ID_PROPERTY, job.idempotencyKey());
+            String traceparent = job.traceparent().orElseGet(() -> traceparents == null ? null : traceparents.get());
+            if (traceparent != null) {
+                message.setStringProperty(TRACEPARENT_PROPERTY, traceparent);
+            }
+        } catch (JMSException e) {
+            throw new JMSRuntimeException(e.getMessage(), e.getErrorCode(), e);
+        }
+        ctx.createProducer()
+                .setDeliveryMode(DeliveryMode.PERSISTENT)
+                .send(ctx.createQueue(job.queue().orElse(queue)), message);
+    }
+}
