@@ -5,6 +5,7 @@ import jakarta.jms.DeliveryMode;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
+import jakarta.jms.Queue;
 import jakarta.jms.TextMessage;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -23,22 +24,34 @@ public final class JmsMailroomClient implements MailroomClient {
 
     private final ConnectionFactory factory;
     private final JMSContext context;
+    /** The queue for jobs that name none: a destination given as such, or else a name. */
+    private final Queue destination;
     private final String queue;
     private final Supplier<String> traceparents;
 
-    JmsMailroomClient(ConnectionFactory factory, JMSContext context, String queue, Supplier<String> traceparents) {
+    JmsMailroomClient(ConnectionFactory factory, JMSContext context, Queue destination, String queue,
+            Supplier<String> traceparents) {
         if ((factory == null) == (context == null)) {
             throw new IllegalArgumentException("a connection factory or a JMS context, one of them");
         }
         this.factory = factory;
         this.context = context;
-        this.queue = Objects.requireNonNull(queue, "queue");
+        this.destination = destination;
+        this.queue = queue;
         this.traceparents = traceparents;
     }
 
-    /** This client sending to {@code queue} the jobs that name none. */
+    /** This client sending to the queue named {@code queue} the jobs that name none. */
     public JmsMailroomClient toQueue(String queue) {
-        return new JmsMailroomClient(factory, context, queue, traceparents);
+        return new JmsMailroomClient(factory, context, null, Objects.requireNonNull(queue, "queue"), traceparents);
+    }
+
+    /**
+     * This client sending to {@code queue} the jobs that name none: a destination looked up by the container, e.g.
+     * WildFly's {@code java:/jms/queue/mail.send}, whose connection factories map a bare name to a prefixed one.
+     */
+    public JmsMailroomClient toQueue(Queue queue) {
+        return new JmsMailroomClient(factory, context, Objects.requireNonNull(queue, "queue"), null, traceparents);
     }
 
     /**
@@ -46,7 +59,7 @@ public final class JmsMailroomClient implements MailroomClient {
      * propagator) for jobs that carry none; a null answer sends none.
      */
     public JmsMailroomClient withTraceparent(Supplier<String> source) {
-        return new JmsMailroomClient(factory, context, queue, source);
+        return new JmsMailroomClient(factory, context, destination, queue, source);
     }
 
     @Override
@@ -75,6 +88,7 @@ public final class JmsMailroomClient implements MailroomClient {
         }
         ctx.createProducer()
                 .setDeliveryMode(DeliveryMode.PERSISTENT)
-                .send(ctx.createQueue(job.queue().orElse(queue)), message);
+                .send(job.queue().map(ctx::createQueue).orElseGet(
+                        () -> destination != null ? destination : ctx.createQueue(queue)), message);
     }
 }

@@ -25,11 +25,11 @@ public interface MailroomClient {
 
     /** A client that opens a {@link JMSContext} from {@code factory} per send, to {@link #DEFAULT_QUEUE}. */
     static JmsMailroomClient over(ConnectionFactory factory) {
-        return new JmsMailroomClient(factory, null, DEFAULT_QUEUE, null);
+        return new JmsMailroomClient(factory, null, null, DEFAULT_QUEUE, null);
     }
 
     /** A client that sends with the caller's {@code context} (its session, its transaction), to the default queue. */
     static JmsMailroomClient over(JMSContext context) {
-        return new JmsMailroomClient(null, context, DEFAULT_QUEUE, null);
+        return new JmsMailroomClient(null, context, null, DEFAULT_QUEUE, null);
     }
 }

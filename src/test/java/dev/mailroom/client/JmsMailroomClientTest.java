@@ -63,6 +63,16 @@ class JmsMailroomClientTest {
         assertThat(contextsOpened).as("a context per send over a factory").isEqualTo(3).isEqualTo(contextsClosed);
     }
 
+    @Test
+    void aQueueGivenAsADestinationIsUsedAsItIs() {
+        Queue fromJndi = proxy(Queue.class, (m, a) -> m.equals("getQueueName") ? "jms.queue.from-jndi" : null);
+        MailJob plain = MailJob.to("a@example.com").from("n@example.com").subject("s").text("t").build();
+
+        MailroomClient.over(context()).toQueue(fromJndi).send(plain);
+
+        assertThat(seen).extracting(Seen::queue).containsExactly("jms.queue.from-jndi");
+    }
+
     // ------------------------------------------------------------------ a recording JMS
 
     private ConnectionFactory factory() {
