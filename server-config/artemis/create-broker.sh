@@ -10,7 +10,7 @@
 # ha=true) follow it. Environment (defaults in brackets):
 #   MAILROOM_ARTEMIS_NAME [primary|backup]        broker name (the MBean key broker="<name>")
 #   MAILROOM_ARTEMIS_HOST [127.0.0.1]             acceptor host, also announced to clients and the peer
-#   MAILROOM_ARTEMIS_PORT [61616]                 core acceptor port
+#   MAILROOM_ARTEMIS_PORT [61616]                 acceptor port (core and AMQP 1.0)
 #   MAILROOM_ARTEMIS_PEER                         the other broker's acceptor, tcp://host:port (required)
 #   MAILROOM_ARTEMIS_CONSOLE_HOST [$MAILROOM_ARTEMIS_HOST], MAILROOM_ARTEMIS_CONSOLE_PORT [8161]
 #                                                 web console and Jolokia (/console/jolokia)

@@ -38,8 +38,8 @@ import java.util.TreeSet;
 
 /**
  * Whether the bytes of a send job keep the contract (docs/job-contract.md: {@code mailroom-job.schema.json} and the rules
- * below), and if not,
- * which {@link RejectReason} and which violations. The server's parser and the producers' client both decide here.
+ * below), and if not, which {@link RejectReason} and which violations. The server's parser and the producers' client
+ * both decide here.
  *
  * <p>The checks run in this order, and the first failing one decides the reason:
  * <ol>
