@@ -28,9 +28,15 @@ public final class JmsMailroomClient implements MailroomClient {
     private final Queue destination;
     private final String queue;
     private final Supplier<String> traceparents;
+    private final boolean brokerDuplicateDetection;
 
     JmsMailroomClient(ConnectionFactory factory, JMSContext context, Queue destination, String queue,
             Supplier<String> traceparents) {
+        this(factory, context, destination, queue, traceparents, true);
+    }
+
+    private JmsMailroomClient(ConnectionFactory factory, JMSContext context, Queue destination, String queue,
+            Supplier<String> traceparents, boolean brokerDuplicateDetection) {
         if ((factory == null) == (context == null)) {
             throw new IllegalArgumentException("a connection factory or a JMS context, one of them");
         }
@@ -39,11 +45,13 @@ public final class JmsMailroomClient implements MailroomClient {
         this.destination = destination;
         this.queue = queue;
         this.traceparents = traceparents;
+        this.brokerDuplicateDetection = brokerDuplicateDetection;
     }
 
     /** This client sending to the queue named {@code queue} the jobs that name none. */
     public JmsMailroomClient toQueue(String queue) {
-        return new JmsMailroomClient(factory, context, null, Objects.requireNonNull(queue, "queue"), traceparents);
+        return new JmsMailroomClient(factory, context, null, Objects.requireNonNull(queue, "queue"), traceparents,
+                brokerDuplicateDetection);
     }
 
     /**
@@ -51,7 +59,8 @@ public final class JmsMailroomClient implements MailroomClient {
      * WildFly's {@code java:/jms/queue/mail.send}, whose connection factories map a bare name to a prefixed one.
      */
     public JmsMailroomClient toQueue(Queue queue) {
-        return new JmsMailroomClient(factory, context, Objects.requireNonNull(queue, "queue"), null, traceparents);
+        return new JmsMailroomClient(factory, context, Objects.requireNonNull(queue, "queue"), null, traceparents,
+                brokerDuplicateDetection);
     }
 
     /**
@@ -59,7 +68,17 @@ public final class JmsMailroomClient implements MailroomClient {
      * propagator) for jobs that carry none; a null answer sends none.
      */
     public JmsMailroomClient withTraceparent(Supplier<String> source) {
-        return new JmsMailroomClient(factory, context, destination, queue, source);
+        return new JmsMailroomClient(factory, context, destination, queue, source, brokerDuplicateDetection);
+    }
+
+    /**
+     * This client without {@value #DUPLICATE_ID_PROPERTY}: a repeated idempotency key reaches Mailroom, whose own claim
+     * sends one mail per key (the later job ends {@code duplicate_suppressed}). For sends inside a JTA transaction that
+     * must not fail because of a repeated key: Artemis refuses a transaction holding a duplicate at its commit (a
+     * rollback, or a heuristic outcome when the send is the transaction's only resource).
+     */
+    public JmsMailroomClient withoutBrokerDuplicateDetection() {
+        return new JmsMailroomClient(factory, context, destination, queue, traceparents, false);
     }
 
     @Override
@@ -78,7 +97,9 @@ public final class JmsMailroomClient implements MailroomClient {
     private void sendWith(JMSContext ctx, MailJob job) {
         TextMessage message = ctx.createTextMessage(job.json());
         try {
-            message.setStringProperty(DUPLICATE_ID_PROPERTY, job.idempotencyKey());
+            if (brokerDuplicateDetection) {
+                message.setStringProperty(DUPLICATE_ID_PROPERTY, job.idempotencyKey());
+            }
             String traceparent = job.traceparent().orElseGet(() -> traceparents == null ? null : traceparents.get());
             if (traceparent != null) {
                 message.setStringProperty(TRACEPARENT_PROPERTY, traceparent);

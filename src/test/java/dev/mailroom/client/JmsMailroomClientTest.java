@@ -64,6 +64,16 @@ class JmsMailroomClientTest {
     }
 
     @Test
+    void withoutBrokerDuplicateDetectionNoDuplicateIdIsSet() {
+        MailJob job = MailJob.to("a@example.com").from("n@example.com").subject("s").text("t").traceparent(TRACE).build();
+
+        MailroomClient.over(context()).withoutBrokerDuplicateDetection().send(job);
+
+        assertThat(seen).singleElement().satisfies(s -> assertThat(s.properties())
+                .containsOnly(Map.entry("traceparent", TRACE)));
+    }
+
+    @Test
     void aQueueGivenAsADestinationIsUsedAsItIs() {
         Queue fromJndi = proxy(Queue.class, (m, a) -> m.equals("getQueueName") ? "jms.queue.from-jndi" : null);
         MailJob plain = MailJob.to("a@example.com").from("n@example.com").subject("s").text("t").build();

@@ -2,6 +2,7 @@ package dev.mailroom.examples.producer;
 
 import jakarta.inject.Inject;
 import jakarta.ws.rs.ApplicationPath;
+import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -37,10 +38,10 @@ public class OrderResource {
     @POST
     @Path("{id}/confirmation")
     public Response confirmAgain(@PathParam("id") String id, @QueryParam("email") String email,
-            @QueryParam("message_id") String messageId) {
+            @QueryParam("message_id") String messageId, @QueryParam("broker_dedup") @DefaultValue("true") boolean dedup) {
         try {
-            return Response.ok(orders.confirmAgain(id, email, messageId)).build();
-        } catch (RuntimeException e) {
+            return Response.ok(orders.confirmAgain(id, email, messageId, dedup)).build();
+        } catch (Exception e) {
             // the transaction did not commit: say why rather than a bare 500
             return Response.status(409).entity(e.toString()).build();
         }

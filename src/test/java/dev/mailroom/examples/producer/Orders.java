@@ -1,5 +1,6 @@
 package dev.mailroom.examples.producer;
 
+import dev.mailroom.client.JmsMailroomClient;
 import dev.mailroom.client.MailJob;
 import dev.mailroom.client.MailroomClient;
 import jakarta.annotation.PostConstruct;
@@ -34,7 +35,7 @@ public class Orders {
     @Resource(lookup = "java:/jms/queue/mail.send")
     Queue sendQueue;
 
-    private MailroomClient mail;
+    private JmsMailroomClient mail;
 
     @PostConstruct
     void start() {
@@ -60,21 +61,25 @@ public class Orders {
             insert.setString(2, email);
             insert.executeUpdate();
         }
-        String messageId = confirm(orderId, email, "order-" + orderId);
+        String messageId = confirm(mail, orderId, email, "order-" + orderId);
         if (failAfterSending) {
             throw new IllegalStateException("order " + orderId + " failed after its mail was sent");
         }
         return messageId;
     }
 
-    /** Sends the confirmation again under a new message id: the same idempotency key, so still one mail. */
+    /**
+     * Sends the confirmation again under a new message id and the same idempotency key: still one mail. With the
+     * broker's duplicate detection (the default) the broker refuses it and this transaction fails at its commit;
+     * without, it commits and Mailroom suppresses the second job.
+     */
     @Transactional
-    public String confirmAgain(String orderId, String email, String messageId) {
-        return confirm(orderId, email, messageId);
+    public String confirmAgain(String orderId, String email, String messageId, boolean brokerDuplicateDetection) {
+        return confirm(brokerDuplicateDetection ? mail : mail.withoutBrokerDuplicateDetection(), orderId, email, messageId);
     }
 
-    private String confirm(String orderId, String email, String messageId) {
-        return mail.send(MailJob.to(email)
+    private static String confirm(MailroomClient client, String orderId, String email, String messageId) {
+        return client.send(MailJob.to(email)
                 .from("Example Shop <shop@example.com>")
                 .subject("Order " + orderId + " confirmed")
                 .text("Thank you for order " + orderId + ".")

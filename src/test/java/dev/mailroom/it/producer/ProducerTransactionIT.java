@@ -77,19 +77,40 @@ class ProducerTransactionIT {
     }
 
     @Test
-    void aSecondSendOfTheSameIdempotencyKeyGivesNoSecondMail() {
-        String order = Jobs.runPrefix("again") + "1";
-        assertThat(shop.post("/orders/" + order + "?email=alice@example.com", "").statusCode()).isEqualTo(200);
-        mailroom.awaitJson("/api/v1/jobs/order-" + order, j -> "sent_to_provider".equals(j.path("state").asText()), SENT);
+    void aSecondSendOfTheSameKeyIsRefusedByTheBrokerAtTheCommitAndGivesNoSecondMail() {
+        String order = placed("again");
 
         HttpResponse<String> again = shop.post("/orders/" + order + "/confirmation?email=alice@example.com&message_id=order-"
                 + order + "-again", "");
 
+        assertThat(again.statusCode()).as("the transaction holding the duplicate did not commit: %s", again.body())
+                .isEqualTo(409);
+        assertThat(again.body()).contains("Heuristic");
         Jobs.awaitSendQueuesDrained(mailroom, SENT);
-        assertThat(mails("order-confirmation/" + order)).as("mails (the second send answered %d: %s)",
-                again.statusCode(), again.body()).hasSize(1);
+        assertThat(mails("order-confirmation/" + order)).hasSize(1);
         assertThat(Jobs.state(mailroom, "order-" + order + "-again"))
                 .as("the broker dropped the duplicate (its _AMQ_DUPL_ID), so Mailroom never received it").isNull();
+    }
+
+    @Test
+    void withoutTheBrokersDuplicateDetectionTheSecondSendCommitsAndMailroomSuppressesIt() {
+        String order = placed("again-mailroom");
+
+        HttpResponse<String> again = shop.post("/orders/" + order + "/confirmation?email=alice@example.com&message_id=order-"
+                + order + "-again&broker_dedup=false", "");
+
+        assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
+        mailroom.awaitJson("/api/v1/jobs/order-" + order + "-again",
+                j -> "duplicate_suppressed".equals(j.path("state").asText()), SENT);
+        assertThat(mails("order-confirmation/" + order)).hasSize(1);
+    }
+
+    /** An order placed and its confirmation sent; its id. */
+    private static String placed(String name) {
+        String order = Jobs.runPrefix(name) + "1";
+        assertThat(shop.post("/orders/" + order + "?email=alice@example.com", "").statusCode()).isEqualTo(200);
+        mailroom.awaitJson("/api/v1/jobs/order-" + order, j -> "sent_to_provider".equals(j.path("state").asText()), SENT);
+        return order;
     }
 
     private static List<JsonNode> mails(String idempotencyKey) {
