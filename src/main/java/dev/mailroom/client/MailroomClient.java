@@ -15,7 +15,8 @@ public interface MailroomClient {
 
     /**
      * Sends one job: persistent, with its idempotency key as the broker's duplicate-detection id (a second send of
-     * the same key within the broker's duplicate-id cache is dropped by the broker) and its {@code traceparent}.
+     * the same key within the broker's duplicate-id cache is dropped by the broker; inside a JTA transaction the
+     * broker refuses that transaction at its commit instead) and its {@code traceparent}.
      *
      * @return the job's {@code message_id}, the id to look it up by ({@code GET /api/v1/jobs/<message_id>})
      * @throws jakarta.jms.JMSRuntimeException when the broker cannot take it (nothing was sent, or the caller's
