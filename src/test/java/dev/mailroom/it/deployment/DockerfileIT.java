@@ -88,7 +88,12 @@ class DockerfileIT {
             mounts.add(mount.group(1));
         }
         assertThat(mounts).as("mounted configuration").contains("../server-config/prometheus/prometheus.yml",
+                "../server-config/prometheus/rules", "../server-config/alertmanager/alertmanager.yml",
                 "../server-config/grafana/provisioning", "../server-config/grafana/dashboards");
+        // Prometheus loads the mounted rules and sends their alerts to the compose file's Alertmanager
+        String prometheus = Files.readString(Path.of("server-config/prometheus/prometheus.yml"));
+        assertThat(prometheus).contains("/etc/prometheus/rules/*.yml", "alertmanager:9093");
+        assertThat(compose).contains("../server-config/prometheus/rules:/etc/prometheus/rules:ro", "\n  alertmanager:\n");
         for (String m : mounts) {
             assertThat(dir.resolve(m).normalize()).as("mounted " + m).exists();
         }
