@@ -46,7 +46,13 @@ class OpenApiIT {
                 URI.create("http://127.0.0.1:" + env.server().httpPort() + "/openapi?format=JSON")).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        JsonNode paths = new ObjectMapper().readTree(r.body()).path("paths");
+        JsonNode doc = new ObjectMapper().readTree(r.body());
+        JsonNode paths = doc.path("paths");
+        // what the resources cannot say, from META-INF/openapi.yaml: the login, the roles and the one error shape
+        assertThat(doc.path("components").path("securitySchemes").path("basic").path("scheme").asText()).isEqualTo("basic");
+        assertThat(doc.path("components").path("schemas").path("ApiError").path("required").toString())
+                .contains("status", "error", "reason");
+        assertThat(doc.path("info").path("description").asText()).contains("mailroom-viewer", "mailroom-operator");
 
         TreeSet<String> methods = resourceMethods();
         assertThat(methods).as("resource methods found").hasSizeGreaterThan(30);
