@@ -82,4 +82,16 @@ class DocsReferenceTest {
         assertThat(CodeNames.read(Path.of(".ci/run"))).containsPattern("(?m)^exec mvn( -[A-Za-z]+)* clean verify$");
         assertThat(CodeNames.read(Path.of("pom.xml"))).contains("<id>run</id>");
     }
+
+    @Test
+    void theDevelopmentPageNamesEveryPackageThatHasAPackageInfo() throws IOException {
+        Set<String> packages = new java.util.TreeSet<>();
+        try (var files = Files.walk(CodeNames.MAIN)) {
+            files.filter(f -> f.getFileName().toString().equals("package-info.java"))
+                    .forEach(f -> packages.add(CodeNames.MAIN.relativize(f.getParent()).toString().replace('/', '.')));
+        }
+        String architecture = DocDrift.section(CodeNames.read(Path.of("docs/development.md")), "## Architecture");
+        assertThat(packages).as("packages with a package-info").contains("dev.mailroom.send", "dev.mailroom.ops.api");
+        assertThat(DocDrift.firstColumn(architecture)).isEqualTo(packages);
+    }
 }
