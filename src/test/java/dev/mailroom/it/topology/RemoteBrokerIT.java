@@ -1,5 +1,6 @@
 package dev.mailroom.it.topology;
 
+import dev.mailroom.docs.PrometheusRules;
 import dev.mailroom.it.support.Jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -95,12 +96,13 @@ class RemoteBrokerIT {
     }
 
     /**
-     * The Grafana dashboard shipped for docker/compose.yaml plots only what Mailroom exports: every metric its
-     * queries name is on this node's Prometheus endpoint (after the jobs and the dead letter above).
+     * The Grafana dashboard and the Prometheus alerting rules shipped for docker/compose.yaml query only what Mailroom
+     * exports: every metric their queries name is on this node's Prometheus endpoint (after the jobs and the dead
+     * letter above).
      */
     @Test
     @Order(3)
-    void theGrafanaDashboardQueriesMetricsMailroomExports() throws Exception {
+    void theGrafanaDashboardAndTheAlertingRulesQueryMetricsMailroomExports() throws Exception {
         String dashboard = Files.readString(Path.of("server-config/grafana/dashboards/mailroom.json"));
         java.util.Set<String> used = new java.util.TreeSet<>();
         Matcher m = Pattern.compile("mailroom_[a-z_]+").matcher(dashboard);
@@ -109,9 +111,13 @@ class RemoteBrokerIT {
         }
         assertThat(used).contains("mailroom_broker_queue_depth", "mailroom_deadletter_open",
                 "mailroom_deadletter_oldest_age_seconds", "mailroom_jobs_total", "mailroom_provider_breaker");
+        java.util.Set<String> ruled = new java.util.TreeSet<>();
+        PrometheusRules.read().forEach(r -> ruled.addAll(PrometheusRules.metrics(r.expr())));
+        assertThat(ruled).contains("mailroom_queue_paused", "mailroom_deadletter_arrivals_total");
+        used.addAll(ruled);
         HttpClient http = HttpClient.newHttpClient();
         URI prometheus = URI.create("http://127.0.0.1:" + env.server().managementPort() + "/prometheus");
-        String exported = Awaitility.await("every dashboard metric exported").atMost(Duration.ofSeconds(30))
+        String exported = Awaitility.await("every dashboard and rule metric exported " + used).atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofSeconds(1))
                 .until(() -> http.send(HttpRequest.newBuilder(prometheus).GET().build(),
                         HttpResponse.BodyHandlers.ofString()).body(), body -> used.stream().allMatch(
