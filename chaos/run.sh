@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The chaos suite at its full sizes, one command (README "Running in production", "Chaos suite"):
+# The chaos suite at its full sizes, one command (chaos/README.md):
 #
 #   bash chaos/run.sh [extra mvn options]     # e.g. -Dchaos.relay-outage-seconds=30 for a quick look
 #

@@ -7,7 +7,7 @@
 # It writes standalone/configuration/standalone-mailroom.xml afresh from standalone-full.xml each
 # time (so it can be run again), adds users to the application realm from the environment, each only
 # when its password is set (there are no default passwords here; the Maven build passes the embedded
-# default's documented ones, see pom.xml and README "Security"):
+# default's documented ones, see pom.xml and docs/security.md):
 #   MAILROOM_BROKER_USER (default mailroom) / MAILROOM_BROKER_PASSWORD      JMS producers (group guest)
 #   MAILROOM_OPERATOR_USER (default operator) / MAILROOM_OPERATOR_PASSWORD  API + console, read and act
 #   MAILROOM_VIEWER_USER (default viewer) / MAILROOM_VIEWER_PASSWORD        API + console, read only

@@ -1,5 +1,5 @@
 /**
- * Alerts on dead letters (README "Dead letters"): every dead-letter arrival, the oldest open one passing
+ * Alerts on dead letters (docs/dead-letters.md): every dead-letter arrival, the oldest open one passing
  * an age limit, an entry close to retention expiry and a new unknown provider code become an
  * {@link dev.mailroom.alert.AlertEvent}; {@link dev.mailroom.alert.AlertRouting} decides
  * whether it pages or files a ticket and spots bursts; {@link dev.mailroom.alert.AlertGrouper}

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The context a dead letter carries (README "Dead letters"; envelope {@code schema_version} 1), written in the same words
+ * The context a dead letter carries (docs/dead-letters.md; envelope {@code schema_version} 1), written in the same words
  * on the DLQ message ({@code mr_*} properties, see {@link #jmsProperties()}) and in the
  * {@code dead_letter} row. The payload is not part of it: it stays byte-for-byte the message body.
  */

@@ -39,7 +39,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Turns the bytes of a send job (the contract: README "Sending a job" and
+ * Turns the bytes of a send job (the contract: docs/job-contract.md and
  * {@code mailroom-job.schema.json}) into a {@link SendJob}, or says precisely why it cannot.
  *
  * <p>The checks run in this order, and the first failing one decides the {@link RejectReason}:

@@ -18,7 +18,7 @@ public enum JobState {
     dead_lettered,
     discarded,
     duplicate_suppressed,
-    /** Every recipient is on the tenant's suppression list: not sent, no provider call (README "Delivery events"). */
+    /** Every recipient is on the tenant's suppression list: not sent, no provider call (docs/delivery-events.md). */
     suppressed,
     /** Sent or not, nobody can tell: the call passed its point of no return and the worker died. */
     unknown;

@@ -3,7 +3,7 @@ package dev.mailroom.job;
 /**
  * Why a send job was refused before any send was attempted. Every value is a property of the job's
  * bytes (or of the template it names), so retrying cannot help: the consumer dead-letters such a job
- * at once (failure class {@code poison}, README "When a send fails"). The names are the wire/database vocabulary and
+ * at once (failure class {@code poison}, docs/how-it-works.md "When a send fails"). The names are the wire/database vocabulary and
  * are deliberately lower snake case.
  */
 public enum RejectReason {

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A send job as producers write it, mirrored from {@code mailroom-job.schema.json} (README, "Sending a
+ * A send job as producers write it, mirrored from {@code mailroom-job.schema.json} (docs/job-contract.md, "Sending a
  * job"). Built by {@link JobParser}, which binds a document that passed the schema to this record
  * with Jackson (snake_case names).
  *

@@ -1,5 +1,5 @@
 /**
- * Reconciliation: provider webhooks close the loop after {@code sent_to_provider} (README "Delivery events").
+ * Reconciliation: provider webhooks close the loop after {@code sent_to_provider} (docs/delivery-events.md).
  *
  * <p>This first layer is the verification of incoming webhook calls, one pure
  * {@link dev.mailroom.reconcile.WebhookVerifier} per provider profile, built from MicroProfile Config by

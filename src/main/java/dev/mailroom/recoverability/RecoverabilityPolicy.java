@@ -12,7 +12,7 @@ import java.util.Objects;
 import java.util.random.RandomGenerator;
 
 /**
- * The decision after a failure (README "When a send fails"): a pure function of the failure, the attempt history, the
+ * The decision after a failure (docs/how-it-works.md "When a send fails"): a pure function of the failure, the attempt history, the
  * queue's policy, the validity window and the clock, deterministic given the jitter source. It decides;
  * it never sends, schedules, sleeps or writes.
  *

@@ -1,5 +1,5 @@
 /**
- * Recoverability: what a failure is and what to do about it (README "When a send fails"), as plain Java with no
+ * Recoverability: what a failure is and what to do about it (docs/how-it-works.md "When a send fails"), as plain Java with no
  * container, JPA or JMS, so every rule is unit-tested.
  *
  * <p>This package owns four decisions and the data behind them:

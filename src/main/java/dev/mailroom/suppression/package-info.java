@@ -1,5 +1,5 @@
 /**
- * The suppression list (README "Delivery events"): per tenant, the addresses Mailroom does not mail again because they
+ * The suppression list (docs/delivery-events.md): per tenant, the addresses Mailroom does not mail again because they
  * hard-bounced, complained, were suppressed by the provider, or an operator put them there.
  *
  * <p>{@link dev.mailroom.suppression.SuppressionList} keeps it: entries added by the reconciliation (a bounce, a

@@ -42,7 +42,7 @@ class SendPathCrashIT {
      * GRACEFUL failed until the send queues stopped being WildFly core "queue" resources: WildFly destroys those,
      * messages and all, at a graceful shutdown (measured: the journal after the SIGTERM held the deletion of the
      * mail.send binding and one transaction acknowledging the 692 jobs still queued; see
-     * server-config/wildfly/send-queue-mail.send.cli and README "A graceful stop").
+     * server-config/wildfly/send-queue-mail.send.cli and docs/production.md "A graceful stop").
      */
     @ParameterizedTest
     @EnumSource(Stop.class)

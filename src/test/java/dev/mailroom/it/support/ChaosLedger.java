@@ -280,7 +280,7 @@ public final class ChaosLedger {
         return b.toString();
     }
 
-    /** Writes {@code report.json} (one object per scenario, keys as README "Chaos suite" lists them) and {@code report.txt}. */
+    /** Writes {@code report.json} (one object per scenario, keys as chaos/README.md lists them) and {@code report.txt}. */
     public void write(Path dir, double wallSeconds) {
         try {
             Files.createDirectories(dir);

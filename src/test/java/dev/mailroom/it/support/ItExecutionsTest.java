@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every integration test runs somewhere: each {@code *IT} class has a JUnit tag, and each tag is in the groups of a
- * failsafe execution of pom.xml (an IT whose tag no execution runs would pass by never running). The README's table
+ * failsafe execution of pom.xml (an IT whose tag no execution runs would pass by never running). The development page's table
  * of executions names each execution and its tags as the pom has them.
  */
 class ItExecutionsTest {
@@ -74,10 +74,10 @@ class ItExecutionsTest {
     }
 
     @Test
-    void theReadmeTableNamesEachExecutionWithItsTags() throws IOException {
-        String readme = Files.readString(Path.of("README.md"));
+    void theDevelopmentPageTableNamesEachExecutionWithItsTags() throws IOException {
+        String readme = Files.readString(Path.of("docs/development.md"));
         executions().forEach((id, tags) -> assertThat(readme)
-                .as("README names " + id + " with its tags").contains("| `" + id + "` | " + tags.stream()
+                .as("docs/development.md names " + id + " with its tags").contains("| `" + id + "` | " + tags.stream()
                         .map(t -> "`" + t + "`").collect(Collectors.joining(", ")) + " |"));
     }
 }

@@ -52,7 +52,7 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The chaos suite (README "Chaos suite"): the production shape started once — a replicated Artemis pair made by
+ * The chaos suite (chaos/README.md): the production shape started once — a replicated Artemis pair made by
  * server-config/artemis, PostgreSQL, a loopback SMTP relay, and two WildFly nodes configured by configure.sh with
  * {@code MAILROOM_BROKER_URL} against that pair and that database (node ids {@code node-a}, {@code node-b}) —
  * then the faults in sequence, each with a bounded load, counted at the SMTP server and in the database after
@@ -533,8 +533,8 @@ class ChaosIT {
     }
 
     /**
-     * What an operator does with the jobs a {@code kill -9} left {@code unknown} (README "A send that may have reached
-     * the provider"): looks each up in the relay's log by its Message-ID (here the relay's own count), marks it sent
+     * What an operator does with the jobs a {@code kill -9} left {@code unknown} (docs/runbook.md "SendOutcomeUnknown"):
+     * looks each up in the relay's log by its Message-ID (here the relay's own count), marks it sent
      * when it is there and sends it again when it is not, then sees them finish. A node killed between an attempt's
      * point of no return and the relay's answer leaves such jobs by design (SMTP cannot drop a duplicate, so Mailroom
      * never sends one again by itself), some of them never at the relay (the kill came before the final dot). Only the
