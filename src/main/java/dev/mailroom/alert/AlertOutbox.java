@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mailroom.platform.SqlTimestamps;
+import dev.mailroom.platform.lease.Leases;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -29,7 +30,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * dead letter, and goes with it if it rolls back); {@link #raise} commits the row on its own, for facts that
  * are not part of the caller's transaction (a breaker opening, a line stopping). If the row cannot be
  * written outside a transaction (the database does not answer), the occurrence goes to this node's own
- * in-memory dispatcher ({@link AlertService}) instead: delivered by this node, not kept.
+ * in-memory dispatcher ({@link AlertService}) instead: delivered by this node, not kept. Feeding a dispatcher and
+ * marking rows delivered are writes under the delivery lease, each checked against it ({@link Leases#fenced}).
  */
 @ApplicationScoped
 public class AlertOutbox {
@@ -53,6 +55,8 @@ public class AlertOutbox {
     AlertOutbox self;
     @Inject
     Clock clock;
+    @Inject
+    Leases leases;
     @Inject
     @ConfigProperty(name = "mailroom.node.id", defaultValue = "mailroom-1")
     String node;
@@ -104,6 +108,9 @@ public class AlertOutbox {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public List<Row> feed(String feed, int limit) {
+        if (!leases.fenced(AlertOutboxDelivery.LEASE)) {
+            return List.of(); // another node delivers now: this one stamps no row as its dispatcher's
+        }
         @SuppressWarnings("unchecked")
         List<Object[]> rows = em.createNativeQuery("select id, kind, labels, summary, occurred_at from alert_outbox"
                         + " where delivered_at is null and coalesce(fed_in, '') <> ?1 order by id")
@@ -128,6 +135,9 @@ public class AlertOutbox {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public int markDelivered(String feed, long belowId) {
+        if (!leases.fenced(AlertOutboxDelivery.LEASE)) {
+            return 0;
+        }
         return em.createNativeQuery("update alert_outbox set delivered_at = ?1, delivered_by = ?2"
                         + " where fed_in = ?3 and delivered_at is null and id < ?4")
                 .setParameter(1, OffsetDateTime.ofInstant(clock.instant(), java.time.ZoneOffset.UTC))

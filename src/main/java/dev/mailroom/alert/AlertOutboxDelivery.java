@@ -26,7 +26,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * holder has the rows. So a restart, a
  * graceful stop with a receiver down or a {@code kill -9} loses nothing, and each alert is delivered once —
  * except one delivered in the instant between a sink taking it and its row being marked, which the next
- * holder delivers again (at least once, never lost).
+ * holder delivers again (at least once, never lost). A node stopped past its lease (a long pause) and woken in the
+ * middle of a tick checks the lease row before it delivers ({@link Leases#stillHeld}) and before it feeds or marks
+ * rows ({@link AlertOutbox}): it drops its dispatcher, the new holder delivers.
  */
 @Singleton
 @LocalBean
@@ -88,6 +90,12 @@ public class AlertOutboxDelivery implements LeasedWork {
                 dispatcher = null;
                 return;
             }
+        }
+        if (!leases.stillHeld(LEASE)) {
+            // this node was stopped past its lease (a long pause) and another one delivers now: what this
+            // dispatcher holds is the new holder's to deliver, not this node's
+            idle();
+            return;
         }
         dispatcher.tick();
         int marked = outbox.markDelivered(feed, dispatcher.deliveredBelow(AlertDispatcher.UNTRACKED));

@@ -7,6 +7,7 @@ import dev.mailroom.job.MailJob;
 import dev.mailroom.job.ParseResult;
 import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.Destinations;
+import dev.mailroom.platform.lease.Leases;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.JMSConsumer;
@@ -24,7 +25,8 @@ import java.util.List;
  * One page of a sweep, one JTA transaction over the broker and the database: up to {@code size} bare
  * messages are taken off a DLQ, each recorded or recognised as a copy ({@link DlqSweepRules}) and put
  * back with its envelope. A failure rolls the page back; its messages stay bare and the next sweep
- * tries again.
+ * tries again. Each page first checks, under the lease row's lock, that this node still holds the sweep's lease
+ * as it took it: a node that stopped in the middle of a sweep and lost the lease meanwhile sweeps nothing more.
  */
 @ApplicationScoped
 public class DlqSweepStep {
@@ -49,9 +51,14 @@ public class DlqSweepStep {
     Clock clock;
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
+    @Inject
+    Leases leases;
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Page sweepPage(String queue, int size) throws JMSException {
+        if (!leases.fenced(DlqSweeper.LEASE)) {
+            return new Page(0, 0); // the sweep moved to another node while this one was stopped: it sweeps no more
+        }
         int taken = 0;
         int recorded = 0;
         try (JMSConsumer bare = jms.createConsumer(destinations.deadLetterQueue(queue), BARE)) {

@@ -122,6 +122,30 @@ public final class RedriveRules {
         }
     }
 
+    /** Who carries a run out now, as {@code node}'s runner sees it: {@link #carrier}. */
+    public sealed interface Carrier {
+        /** {@code node} does: it goes on. */
+        record Here() implements Carrier { }
+
+        /** Another node took the run over (this one was stopped past its liveness lease): this one writes nothing more. */
+        record Elsewhere(String node) implements Carrier { }
+
+        /** The run is no longer running (abandoned, interrupted, ended): its runner ends where it stands. */
+        record Ended(Redrive.Status status) implements Carrier { }
+    }
+
+    /**
+     * Whether {@code node}'s runner may go on with a run recorded as {@code status} on {@code runNode}: only while it is
+     * running there. A runner that was stopped (a long pause) while the other node resumed its run finds the run
+     * running {@link Carrier.Elsewhere elsewhere}: running, but not its own any more.
+     */
+    public static Carrier carrier(Redrive.Status status, String runNode, String node) {
+        if (status != Redrive.Status.running) {
+            return new Carrier.Ended(status);
+        }
+        return node.equals(runNode) ? new Carrier.Here() : new Carrier.Elsewhere(runNode);
+    }
+
     /** When the {@code index}-th publish of a phase is due: a fixed schedule, so pauses do not add up. */
     public static Instant dueAt(Instant phaseStart, int index, double ratePerSecond) {
         return phaseStart.plusNanos(Math.round(index * 1_000_000_000d / ratePerSecond));

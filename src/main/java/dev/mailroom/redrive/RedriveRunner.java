@@ -1,6 +1,7 @@
 package dev.mailroom.redrive;
 
 import dev.mailroom.platform.DatabaseFailures;
+import dev.mailroom.platform.lease.Leases;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -36,6 +37,8 @@ public class RedriveRunner {
     RedriveRecords records;
     @Inject
     Clock clock;
+    @Inject
+    Leases leases;
 
     public void submit(Redrive plan, String actor) {
         executor.submit(() -> execute(plan.getId(), plan.actionValue(), plan.options(), plan.getReason(), actor,
@@ -48,7 +51,7 @@ public class RedriveRunner {
         for (long entry : steps.pendingEntries(plan.getId(), "discard")) {
             steps.discard(plan.getId(), entry, actor, plan.getReason());
         }
-        steps.complete(plan.getId());
+        steps.complete(plan.getId(), node());
     }
 
     void execute(String id, Redrive.Action action, RedriveRecord.Options options, String reason, String actor,
@@ -68,18 +71,21 @@ public class RedriveRunner {
                 stop = phase(id, "remainder", options.ratePerSecond(), actor, phases, settled);
             }
             if (stop != null) {
-                steps.end(id, Redrive.Status.stopped, stop, actor);
+                steps.endHere(id, Redrive.Status.stopped, stop, actor, node());
                 LOG.warning(() -> "redrive " + id + " stopped: " + phases.get(phases.size() - 1).result());
             } else if (running(id)) {
-                steps.complete(id);
+                steps.complete(id, node());
                 LOG.info(() -> "redrive " + id + " completed");
             }
         } catch (InterruptedException e) {
             // the server is going down: the run stays "running" and is marked interrupted at the next start
             Thread.currentThread().interrupt();
+        } catch (Moved e) {
+            LOG.warning(() -> "redrive " + id + " is carried out by " + e.node + " now (this node, " + node()
+                    + ", was stopped past its liveness lease and the run was taken over): this node leaves it");
         } catch (RuntimeException | Error e) {
             LOG.log(Level.SEVERE, e, () -> "redrive " + id + " failed");
-            steps.end(id, Redrive.Status.stopped, "internal error: " + e, actor);
+            steps.endHere(id, Redrive.Status.stopped, "internal error: " + e, actor, node());
         }
     }
 
@@ -94,7 +100,7 @@ public class RedriveRunner {
         Instant start = clock.instant();
         String label = phases.stream().anyMatch(p -> p.name().equals(name)) ? name + " (resumed)" : name;
         phases.add(new RedriveRecord.Phase(label, start, null, pending.size(), "running"));
-        steps.phases(id, RedriveRecords.write(phases));
+        steps.phases(id, RedriveRecords.write(phases), node());
         Instant nextCheck = start.plus(CHECK_EVERY);
         String stop = null;
         for (int i = 0; i < pending.size() && stop == null; i++) {
@@ -106,7 +112,7 @@ public class RedriveRunner {
             // a publish is one transaction over the broker and the database: as a deadlock's victim (two runs
             // changing the same dead-letter count rows) it sent nothing, and runs again rather than stop the run
             long entry = pending.get(i);
-            DatabaseFailures.rerunDeadlockVictims(Redrives.DEADLOCK_ATTEMPTS, () -> steps.publish(id, entry, actor));
+            DatabaseFailures.rerunDeadlockVictims(Redrives.DEADLOCK_ATTEMPTS, () -> steps.publish(id, entry, actor, node()));
             if (!clock.instant().isBefore(nextCheck)) {
                 stop = stopWhilePublishing(id, name, settled);
                 nextCheck = clock.instant().plus(CHECK_EVERY);
@@ -117,7 +123,7 @@ public class RedriveRunner {
         }
         phases.set(phases.size() - 1, new RedriveRecord.Phase(label, start, clock.instant(), pending.size(),
                 stop == null ? "published" : "stopped: " + stop));
-        steps.phases(id, RedriveRecords.write(phases));
+        steps.phases(id, RedriveRecords.write(phases), node());
         return "abandoned".equals(stop) ? null : stop;
     }
 
@@ -140,7 +146,7 @@ public class RedriveRunner {
         Instant start = clock.instant();
         Instant deadline = start.plus(timeout);
         phases.add(new RedriveRecord.Phase("sample_outcomes", start, null, 0, "waiting"));
-        steps.phases(id, RedriveRecords.write(phases));
+        steps.phases(id, RedriveRecords.write(phases), node());
         String result;
         String stop;
         List<RedriveRules.Observed> sample;
@@ -170,12 +176,31 @@ public class RedriveRunner {
         }
         phases.set(phases.size() - 1, new RedriveRecord.Phase("sample_outcomes", start, clock.instant(),
                 sample.size(), result));
-        steps.phases(id, RedriveRecords.write(phases));
+        steps.phases(id, RedriveRecords.write(phases), node());
         return stop;
     }
 
+    /** Whether the run goes on here; a run another node took over ends this runner at once ({@link Moved}). */
     private boolean running(String id) {
-        return steps.status(id) == Redrive.Status.running;
+        RedriveRules.Carrier carrier = steps.carrier(id, node());
+        if (carrier instanceof RedriveRules.Carrier.Elsewhere elsewhere) {
+            throw new Moved(elsewhere.node());
+        }
+        return carrier instanceof RedriveRules.Carrier.Here;
+    }
+
+    private String node() {
+        return leases.node();
+    }
+
+    /** The run was taken over by another node: this runner writes nothing more of it. */
+    private static final class Moved extends RuntimeException {
+        private final String node;
+
+        Moved(String node) {
+            super(null, null, false, false);
+            this.node = node;
+        }
     }
 
     private void sleepUntil(Instant due) throws InterruptedException {

@@ -118,7 +118,10 @@ public class RedriveSteps {
      * again. An entry past its validity window is discarded as expired instead.
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public void publish(String redriveId, long entryId, String actor) {
+    public void publish(String redriveId, long entryId, String actor, String node) {
+        if (!(carrier(em.find(Redrive.class, redriveId), node) instanceof RedriveRules.Carrier.Here)) {
+            return; // taken over by another node (or ended) while this node's runner was stopped: not its entry now
+        }
         RedriveEntry e = em.find(RedriveEntry.class, entryId, LockModeType.PESSIMISTIC_WRITE);
         if (e.outcomeValue() != RedriveEntry.Outcome.pending) {
             return; // done before a crash, or by a resumed run: never twice
@@ -215,14 +218,40 @@ public class RedriveSteps {
         em.find(Redrive.class, id).ended(end, why, clock.instant());
     }
 
+    /** {@link #end}, by the runner on {@code node}: only while the run is still carried out there. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public void complete(String id) {
-        lock(id).ended(Redrive.Status.completed, null, clock.instant());
+    public void endHere(String id, Redrive.Status end, String why, String actor, String node) {
+        if (carrier(lock(id), node) instanceof RedriveRules.Carrier.Here) {
+            end(id, end, why, actor);
+        }
     }
 
+    /** The run completed, by the runner on {@code node}: only while the run is still carried out there. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public void phases(String id, String json) {
-        lock(id).phases(json);
+    public void complete(String id, String node) {
+        Redrive r = lock(id);
+        if (carrier(r, node) instanceof RedriveRules.Carrier.Here) {
+            r.ended(Redrive.Status.completed, null, clock.instant());
+        }
+    }
+
+    /** The run's phases, by the runner on {@code node}: not once another node took the run over. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void phases(String id, String json, String node) {
+        Redrive r = lock(id);
+        if (!(carrier(r, node) instanceof RedriveRules.Carrier.Elsewhere)) {
+            r.phases(json);
+        }
+    }
+
+    /** Who carries run {@code id} out now, as {@code node} sees it (read in its own transaction). */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public RedriveRules.Carrier carrier(String id, String node) {
+        return carrier(em.find(Redrive.class, id), node);
+    }
+
+    private static RedriveRules.Carrier carrier(Redrive r, String node) {
+        return RedriveRules.carrier(r.statusValue(), r.getNode(), node);
     }
 
     /** Marks this node's runs that were running when it went down as {@code interrupted}. */
@@ -233,6 +262,15 @@ public class RedriveSteps {
         running.forEach(r -> r.ended(Redrive.Status.interrupted,
                 "the server stopped during the run: resume it or abandon it", clock.instant()));
         return running.size();
+    }
+
+    /**
+     * {@link #interruptRunsOf} for the takeover of a stopped node's runs, if {@code fenced} (asked in this transaction,
+     * the takeover's lease) still lets this node do it; -1 when it does not.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public int interruptRunsOfStopped(String node, java.util.function.BooleanSupplier fenced) {
+        return fenced.getAsBoolean() ? interruptRunsOf(node) : -1;
     }
 
     /** The nodes other than {@code node} that are carrying out a run, as recorded. */
@@ -257,12 +295,6 @@ public class RedriveSteps {
         }
         em.detach(r);
         return r;
-    }
-
-    /** The run's current status (read in its own transaction, so a concurrent abandon is seen). */
-    @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public Redrive.Status status(String id) {
-        return em.find(Redrive.class, id).statusValue();
     }
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)

@@ -58,7 +58,9 @@ public class RedriveTakeover implements LeasedWork {
                 continue;
             }
             List<String> runs = steps.runningOn(node);
-            steps.interruptRunsOf(node);
+            if (steps.interruptRunsOfStopped(node, () -> leases.fenced(LEASE)) < 0) {
+                return; // this node was stopped past the takeover's lease: the node holding it now takes them over
+            }
             for (String id : runs) {
                 try {
                     redrives.resume(id, ACTOR);

@@ -225,4 +225,25 @@ class RedriveRulesTest {
         assertThatThrownBy(() -> RedriveRules.require(RedriveRules.Command.resume, "r-2", Redrive.Status.stopped))
                 .hasMessage("redrive r-2 is stopped; only an interrupted run can be resumed");
     }
+
+    /** Who carries a run out, as node-1's runner sees it: it goes on only while the run is running on node-1. */
+    @ParameterizedTest(name = "{0} on {1}: {2}")
+    @CsvSource({
+            "running,     node-1, Here",
+            "running,     node-2, Elsewhere",
+            "interrupted, node-1, Ended",
+            "interrupted, node-2, Ended",
+            "abandoned,   node-1, Ended",
+            "completed,   node-2, Ended",
+            "stopped,     node-1, Ended",
+            "planned,     ,       Ended"})
+    void carrier(Redrive.Status status, String runNode, String expected) {
+        RedriveRules.Carrier carrier = RedriveRules.carrier(status, runNode, "node-1");
+        assertThat(carrier.getClass().getSimpleName()).isEqualTo(expected);
+        if (carrier instanceof RedriveRules.Carrier.Elsewhere e) {
+            assertThat(e.node()).isEqualTo(runNode);
+        } else if (carrier instanceof RedriveRules.Carrier.Ended e) {
+            assertThat(e.status()).isEqualTo(status);
+        }
+    }
 }

@@ -131,7 +131,7 @@ class RedriveStepsComponentTest {
     }
 
     private static Redrive.Status status(String run) {
-        return db.inTransaction(em -> steps(em).status(run));
+        return db.inTransaction(em -> em.find(Redrive.class, run).statusValue());
     }
 
     private static List<String> history(long deadLetter) {
@@ -188,6 +188,36 @@ class RedriveStepsComponentTest {
         assertThat(status(run)).isEqualTo(Redrive.Status.running);
     }
 
+    /**
+     * node-1 stopped (a long pause) while node-2 took its run over: node-1's runner, going on where it stopped,
+     * publishes nothing, completes nothing, ends nothing and leaves the phases as node-2 wrote them.
+     */
+    @Test
+    void aRunTakenOverByAnotherNodeGetsNoWriteFromTheNodeThatLostIt() {
+        long d = openDeadLetter(T0.minusSeconds(30));
+        String run = plan(List.of(d));
+        db.run(em -> steps(em).start(run, "ops", "node-1", false));
+        db.inTransaction(em -> steps(em).interruptRunsOf("node-1"));
+        db.run(em -> steps(em).start(run, "redrive-takeover", "node-2", true));
+        db.run(em -> steps(em).phases(run, "[\"node-2's\"]", "node-2"));
+
+        RedriveRules.Carrier carrier = db.inTransaction(em -> steps(em).carrier(run, "node-1"));
+        assertThat(carrier).isEqualTo(new RedriveRules.Carrier.Elsewhere("node-2"));
+        // no broker is wired here: a publish that went ahead would fail the test
+        db.run(em -> steps(em).publish(run, entry(run, d).getId(), "ops", "node-1"));
+        db.run(em -> steps(em).phases(run, "[\"node-1's\"]", "node-1"));
+        db.run(em -> steps(em).complete(run, "node-1"));
+        db.run(em -> steps(em).endHere(run, Redrive.Status.stopped, "internal error", "ops", "node-1"));
+
+        assertThat(entry(run, d).outcomeValue()).isEqualTo(RedriveEntry.Outcome.pending);
+        assertThat(deadLetter(d).getStatus()).isEqualTo("replaying");
+        assertThat(status(run)).isEqualTo(Redrive.Status.running);
+        String phases = db.inTransaction(em -> em.find(Redrive.class, run).getPhasesJson());
+        assertThat(phases).isEqualTo("[\"node-2's\"]");
+        db.run(em -> steps(em).complete(run, "node-2"));
+        assertThat(status(run)).isEqualTo(Redrive.Status.completed);
+    }
+
     @Test
     void endingARunReleasesWhatItDidNotPublishAndAnEndedEntryIsNeverDoneAgain() {
         long d = openDeadLetter(T0.minusSeconds(20));
@@ -203,7 +233,7 @@ class RedriveStepsComponentTest {
         assertThat(status(run)).isEqualTo(Redrive.Status.stopped);
 
         // publishing it now is a no-op: no broker is wired here, so any attempt to send would fail the test
-        db.run(em -> steps(em).publish(run, entry(run, d).getId(), "ops"));
+        db.run(em -> steps(em).publish(run, entry(run, d).getId(), "ops", "node-1"));
         assertThat(entry(run, d).outcomeValue()).isEqualTo(RedriveEntry.Outcome.not_run);
         assertThat(deadLetter(d).getStatus()).isEqualTo("open");
     }

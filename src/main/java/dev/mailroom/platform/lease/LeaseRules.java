@@ -14,8 +14,11 @@ public final class LeaseRules {
     private LeaseRules() {
     }
 
-    /** A lease row as read: {@code holder} null when nobody holds it (never taken, or released). */
-    public record Row(String name, String holder, Instant expiresAt, long version) {
+    /**
+     * A lease row as read: {@code holder} null when nobody holds it (never taken, or released); {@code token} the
+     * version at which the holder took it (a renewal keeps it): what {@link #fence} compares.
+     */
+    public record Row(String name, String holder, Instant expiresAt, long version, long token) {
         public Row {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(expiresAt, "expiresAt");
@@ -43,5 +46,33 @@ public final class LeaseRules {
             return new LeaseAction.KeepAway(row.holder(), row.expiresAt());
         }
         return new LeaseAction.TakeOver(row.holder(), row.expiresAt(), row.version());
+    }
+
+    /**
+     * Whether {@code node}, which took the lease with {@code token} (0: it never held it), may still write under it,
+     * the row read under its lock in the transaction of that write:
+     * <ul>
+     *   <li>nobody holds it (released), or another node does: {@link Fence.Lost};</li>
+     *   <li>{@code node} holds it with another token (it lost the lease and took it again since): {@link Fence.Lost},
+     *       the work begun under the old token is not this tenure's;</li>
+     *   <li>{@code node} holds it with {@code token}: {@link Fence.Holds}, expired or not: nobody took it over, and
+     *       the row's lock keeps anyone from doing so before the write commits.</li>
+     * </ul>
+     * Not the monotonic clock {@link Leases} trusts before a tick: a node stopped in the middle of its work (a long
+     * pause) resumes the work without asking again, and only the row says whether the lease moved meanwhile.
+     */
+    public static Fence fence(Row row, String node, long token) {
+        Objects.requireNonNull(node, "node");
+        if (row.holder() == null) {
+            return new Fence.Lost(row.name() + " is free (released or never taken)");
+        }
+        if (!row.holder().equals(node)) {
+            return new Fence.Lost(row.name() + " is held by " + row.holder() + " since version " + row.token());
+        }
+        if (token == 0 || row.token() != token) {
+            return new Fence.Lost(row.name() + " was taken again by " + node + " at version " + row.token()
+                    + "; this work began under " + (token == 0 ? "no hold" : "version " + token));
+        }
+        return new Fence.Holds(token);
     }
 }

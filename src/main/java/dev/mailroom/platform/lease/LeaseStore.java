@@ -24,6 +24,18 @@ public class LeaseStore {
         return new LeaseTable(em).release(name, node);
     }
 
+    /** {@link LeaseTable#fence} in the caller's transaction: the row stays locked until it ends. */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public Fence fence(String name, String node, long token) {
+        return new LeaseTable(em).fence(name, node, token);
+    }
+
+    /** {@link LeaseTable#fence} on its own, before work that is not one transaction. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Fence check(String name, String node, long token) {
+        return new LeaseTable(em).fence(name, node, token);
+    }
+
     /** Every lease row and the database's time they are to be read against. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Leases.Rows all() {

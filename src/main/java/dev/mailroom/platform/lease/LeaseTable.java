@@ -14,8 +14,11 @@ import java.util.List;
  */
 public final class LeaseTable {
 
-    /** The outcome of one {@link #claim}: whether {@code node} holds the lease now, and until when. */
-    public record Claim(String name, LeaseAction action, boolean held, Instant expiresAt, long version) {
+    /**
+     * The outcome of one {@link #claim}: whether {@code node} holds the lease now, until when, and the token it
+     * holds it with ({@link LeaseRules#fence}).
+     */
+    public record Claim(String name, LeaseAction action, boolean held, Instant expiresAt, long version, long token) {
     }
 
     private final EntityManager em;
@@ -36,12 +39,12 @@ public final class LeaseTable {
         }
         LeaseAction action = LeaseRules.decide(row, node, now);
         if (action instanceof LeaseAction.KeepAway) {
-            return new Claim(name, action, false, row.expiresAt(), row.version());
+            return new Claim(name, action, false, row.expiresAt(), row.version(), row.token());
         }
         Instant until = now.plus(ttl);
         String sql = action instanceof LeaseAction.Renew
                 ? "update lease set holder = ?1, expires_at = ?2, version = version + 1 where name = ?3 and version = ?4"
-                : "update lease set holder = ?1, expires_at = ?2, version = version + 1, taken_at = ?5 "
+                : "update lease set holder = ?1, expires_at = ?2, version = version + 1, token = version + 1, taken_at = ?5 "
                         + "where name = ?3 and version = ?4";
         var update = em.createNativeQuery(sql).setParameter(1, node).setParameter(2, until).setParameter(3, name)
                 .setParameter(4, row.version());
@@ -50,7 +53,8 @@ public final class LeaseTable {
         }
         boolean won = update.executeUpdate() == 1;
         // lost: another node's update came first; the row is no longer the one decided on
-        return new Claim(name, action, won, won ? until : row.expiresAt(), won ? row.version() + 1 : row.version());
+        long token = !won ? row.token() : action instanceof LeaseAction.Renew ? row.token() : row.version() + 1;
+        return new Claim(name, action, won, won ? until : row.expiresAt(), won ? row.version() + 1 : row.version(), token);
     }
 
     /** Gives {@code name} up if {@code node} holds it (a clean shutdown), so another node need not wait for expiry. */
@@ -59,13 +63,26 @@ public final class LeaseTable {
                 .setParameter(1, name).setParameter(2, node).executeUpdate() == 1;
     }
 
+    /**
+     * {@link LeaseRules#fence} on the row read under its lock ({@code for update}), in the caller's transaction: the
+     * lock holds until that transaction ends, so the write it guards commits before any other node's take-over.
+     */
+    public Fence fence(String name, String node, long token) {
+        @SuppressWarnings("unchecked")
+        List<Object[]> rows = em.createNativeQuery(
+                        "select name, holder, expires_at, version, token from lease where name = ?1 for update")
+                .setParameter(1, name).getResultList();
+        return rows.isEmpty() ? new Fence.Lost("no lease " + name)
+                : LeaseRules.fence(row(rows.get(0)), node, token);
+    }
+
     public LeaseRules.Row read(String name) {
         return find(name).orElseThrow(() -> new IllegalStateException("no lease " + name));
     }
 
     private java.util.Optional<LeaseRules.Row> find(String name) {
         @SuppressWarnings("unchecked")
-        List<Object[]> rows = em.createNativeQuery("select name, holder, expires_at, version from lease where name = ?1")
+        List<Object[]> rows = em.createNativeQuery("select name, holder, expires_at, version, token from lease where name = ?1")
                 .setParameter(1, name).getResultList();
         return rows.stream().findFirst().map(LeaseTable::row);
     }
@@ -73,7 +90,7 @@ public final class LeaseTable {
     /** Every lease row, by name. */
     public List<LeaseRules.Row> all() {
         @SuppressWarnings("unchecked")
-        List<Object[]> rows = em.createNativeQuery("select name, holder, expires_at, version from lease order by name")
+        List<Object[]> rows = em.createNativeQuery("select name, holder, expires_at, version, token from lease order by name")
                 .getResultList();
         return rows.stream().map(LeaseTable::row).toList();
     }
@@ -83,7 +100,8 @@ public final class LeaseTable {
     }
 
     private static LeaseRules.Row row(Object[] r) {
-        return new LeaseRules.Row((String) r[0], (String) r[1], instant(r[2]), ((Number) r[3]).longValue());
+        return new LeaseRules.Row((String) r[0], (String) r[1], instant(r[2]), ((Number) r[3]).longValue(),
+                ((Number) r[4]).longValue());
     }
 
     /** A timestamp column as the driver hands it over. */

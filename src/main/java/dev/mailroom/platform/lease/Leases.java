@@ -45,6 +45,8 @@ public class Leases {
     /** Leases this node has asked for, with the monotonic time until which it trusts its hold (0: not held). */
     private final Map<String, AtomicLong> heldUntilNanos = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> turns = new ConcurrentHashMap<>();
+    /** The token of each lease this node holds, as its last claim left it ({@link LeaseRules#fence}). */
+    private final Map<String, Long> tokens = new ConcurrentHashMap<>();
 
     /** A lease as the API shows it: the row, and what this node did with it. */
     public record View(String name, String holder, Instant expiresAt, long version, boolean heldHere, long turnsHere) {
@@ -81,6 +83,32 @@ public class Leases {
     public boolean heldHere(String name) {
         AtomicLong until = heldUntilNanos.get(name);
         return until != null && until.get() - System.nanoTime() > 0;
+    }
+
+    /**
+     * For a write guarded by {@code name}, in the writer's transaction: whether this node still holds the lease as it
+     * took it ({@link LeaseRules#fence}); the lease row stays locked until that transaction ends, so no other node
+     * takes it over before the write commits.
+     */
+    public boolean fenced(String name) {
+        return allowed(name, store.fence(name, node, tokens.getOrDefault(name, 0L)));
+    }
+
+    /** {@link #fenced} in a transaction of its own: before work that is not one transaction (a delivery to a sink). */
+    public boolean stillHeld(String name) {
+        return allowed(name, store.check(name, node, tokens.getOrDefault(name, 0L)));
+    }
+
+    private boolean allowed(String name, Fence fence) {
+        if (fence instanceof Fence.Lost lost) {
+            AtomicLong until = heldUntilNanos.get(name);
+            if (until != null) {
+                until.set(System.nanoTime()); // not held here any more: the next tick asks the table again
+            }
+            LOG.warning(() -> "lease " + name + " lost by " + node + ": " + lost.why() + "; its write is not made");
+            return false;
+        }
+        return true;
     }
 
     /** Renews (or tries to take) every lease this node has asked for, and its own liveness lease. */
@@ -145,6 +173,7 @@ public class Leases {
             return;
         }
         if (claim.held()) {
+            tokens.put(name, claim.token());
             until.set(start + ttl.toNanos() - ttl.toNanos() / 5);
         } else {
             until.set(start);

@@ -254,6 +254,37 @@ public final class WildFlyServer implements AutoCloseable {
         java = null;
     }
 
+    /**
+     * SIGSTOP to the server JVM: every thread stops where it is (a long GC pause, a VM migration), its sockets and
+     * database sessions stay open and its transactions hold their locks. {@link #thaw()} (SIGCONT) lets it go on.
+     */
+    public synchronized void freeze() {
+        signal("STOP");
+        appendConsole("==== [it-harness] frozen with SIGSTOP at " + Instant.now());
+    }
+
+    /** SIGCONT to a server JVM {@link #freeze() frozen} before. */
+    public synchronized void thaw() {
+        signal("CONT");
+        appendConsole("==== [it-harness] thawed with SIGCONT at " + Instant.now());
+    }
+
+    private void signal(String name) {
+        long pid = findJava().orElseThrow(() -> new IllegalStateException("no server JVM to send SIG" + name)).pid();
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + pid + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        log("WildFly java pid " + pid + " sent SIG" + name);
+    }
+
     /** Graceful shutdown: SIGTERM to the server JVM, up to 60 s, then {@link #killHard()}. Idempotent. */
     public synchronized void stop() {
         stop(GRACEFUL_STOP_TIMEOUT);

@@ -95,13 +95,13 @@ class ChaosIT {
     static final Duration BOOT_TIMEOUT = Duration.ofSeconds(Long.getLong("mailroom.it.boot-timeout-seconds", 600));
 
     private static final Instant SUITE_START = Instant.now();
-    private static PostgresServer postgres;
+    static PostgresServer postgres;
     private static SmtpTestServer smtp;
     private static ArtemisBroker.Pair artemis;
     private static MailroomNodes nodes;
-    private static Map<String, WildFlyServer> NODES = Map.of();
-    private static Map<String, ApiClient> APIS = Map.of();
-    private static ChaosLedger ledger;
+    static Map<String, WildFlyServer> NODES = Map.of();
+    static Map<String, ApiClient> APIS = Map.of();
+    static ChaosLedger ledger;
     private static JmsClient producer;
     private static ProcessCpu cpu;
     private static Path work;
@@ -541,7 +541,7 @@ class ChaosIT {
      * scenarios that kill a node settle them; they show in the report's unknown column, and the count after this must
      * find each of them at the relay exactly once. Returns how many there were.
      */
-    private static int settleUnknownAsAnOperator(String prefix, List<String> ids, List<String> broken) throws Exception {
+    static int settleUnknownAsAnOperator(String prefix, List<String> ids, List<String> broken) throws Exception {
         Map<String, String> states = ledger.states(prefix);
         Map<String, Integer> mails = ledger.mails(ids);
         List<String> unknown = ids.stream().filter(id -> "unknown".equals(states.get(id))).toList();
@@ -665,29 +665,11 @@ class ChaosIT {
     void aRedriveRunKilledMidRunIsResumedOnTheOtherNode() throws Exception {
         String prefix = Jobs.runPrefix("chaos-redrive");
         List<String> ids = Jobs.ids(prefix, REDRIVE);
-        smtp.setOutage(550, "5.7.1 message refused by policy");
-        Instant start = Instant.now();
-        try {
-            // a recipient of their own: a refusal read as a bad recipient would suppress it for the later scenarios
-            producer.sendAll(BULK, ids.stream().map(id -> Jobs.jobTo(id, List.of("redrive@example.com"))).toList());
-            awaitFinished(prefix, ids, Duration.ofMinutes(3));
-        } finally {
-            smtp.setOutage(null, null);
-        }
-        List<Long> deadLetterIds = new ArrayList<>();
-        ledger.deadLetters(prefix).forEach(d -> deadLetterIds.add(d.id()));
-        assertThat(deadLetterIds).as("dead letters to redrive").hasSize(REDRIVE);
-
+        List<Long> deadLetterIds = deadLettersToRedrive(prefix, ids);
         String runner = liveNode();
         String other = runner.equals("node-a") ? "node-b" : "node-a";
         ApiClient api = APIS.get(runner);
-        ObjectNode body = api.mapper().createObjectNode();
-        RedriveScenario.ids(body.putObject("filter"), deadLetterIds);
-        body.put("skip_sample", true);
-        body.put("rate_per_second", 20.0);
-        body.put("reason", "chaos: the relay's policy was fixed");
-        String id = api.postJson("/api/v1/redrives", body.toString(), 201).path("id").asText();
-        api.postJson("/api/v1/redrives/" + id + "/run", "", 202);
+        String id = startRedrive(api, deadLetterIds, 20.0);
         Awaitility.await("a fifth of the run published").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
                 .until(() -> published(api.getJson("/api/v1/redrives/" + id)) >= REDRIVE / 5);
         String ranOn = redriveNode(id);
@@ -805,6 +787,13 @@ class ChaosIT {
         assertHeld(ledger.count("primary broker killed, failover and back", prefix, ids, recovery, broken));
     }
 
+    /** A node frozen (SIGSTOP) past its leases while it holds them and runs a redrive: {@link FrozenNodeScenario}. */
+    @Test
+    @Order(8)
+    void aNodeFrozenPastItsLeasesActsOnNoneOfThemWhenItThaws() throws Exception {
+        assertHeld(FrozenNodeScenario.run());
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /**
@@ -877,7 +866,35 @@ class ChaosIT {
         }
     }
 
-    private static void assertHeld(ChaosLedger.Line line) {
+    /** The scenario's jobs dead-lettered by a relay refusing them (550), to be redriven: their dead-letter ids. */
+    static List<Long> deadLettersToRedrive(String prefix, List<String> ids) throws java.sql.SQLException {
+        smtp.setOutage(550, "5.7.1 message refused by policy");
+        try {
+            // a recipient of their own: a refusal read as a bad recipient would suppress it for the later scenarios
+            producer.sendAll(BULK, ids.stream().map(id -> Jobs.jobTo(id, List.of("redrive@example.com"))).toList());
+            awaitFinished(prefix, ids, Duration.ofMinutes(3));
+        } finally {
+            smtp.setOutage(null, null);
+        }
+        List<Long> deadLetterIds = new ArrayList<>();
+        ledger.deadLetters(prefix).forEach(d -> deadLetterIds.add(d.id()));
+        assertThat(deadLetterIds).as("dead letters to redrive").hasSize(ids.size());
+        return deadLetterIds;
+    }
+
+    /** Plans and runs, on {@code api}'s node, a replay of the dead letters without a sample; returns the run's id. */
+    static String startRedrive(ApiClient api, List<Long> deadLetterIds, double rate) {
+        ObjectNode body = api.mapper().createObjectNode();
+        RedriveScenario.ids(body.putObject("filter"), deadLetterIds);
+        body.put("skip_sample", true);
+        body.put("rate_per_second", rate);
+        body.put("reason", "chaos: the relay's policy was fixed");
+        String id = api.postJson("/api/v1/redrives", body.toString(), 201).path("id").asText();
+        api.postJson("/api/v1/redrives/" + id + "/run", "", 202);
+        return id;
+    }
+
+    static void assertHeld(ChaosLedger.Line line) {
         assertThat(line.lost()).as(line.scenario() + ": lost").isZero();
         assertThat(line.duplicates()).as(line.scenario() + ": duplicates").isZero();
         assertThat(line.broken()).as(line.scenario() + ": broken invariants").isEmpty();
@@ -894,7 +911,7 @@ class ChaosIT {
      * Waits (bounded) until every job of the run is in a finished state. When the bound passes the scenario is
      * still counted: its report line then names the jobs that did not finish.
      */
-    private static void awaitFinished(String prefix, List<String> ids, Duration timeout) {
+    static void awaitFinished(String prefix, List<String> ids, Duration timeout) {
         try {
             Awaitility.await(ids.size() + " jobs of " + prefix + " finished").atMost(timeout)
                     .pollInterval(Duration.ofSeconds(1)).ignoreExceptions() // the database may be coming back
@@ -935,7 +952,7 @@ class ChaosIT {
     }
 
     /** Waits (bounded) until no send queue holds anything, as the live nodes see the broker. */
-    private static void awaitDrained() {
+    static void awaitDrained() {
         try {
             Jobs.awaitSendQueuesDrained(APIS.get(liveNode()), Duration.ofMinutes(1));
         } catch (org.awaitility.core.ConditionTimeoutException | AssertionError e) {
@@ -960,15 +977,15 @@ class ChaosIT {
                 .orElseThrow(() -> new IllegalStateException("no node is running"));
     }
 
-    private static double since(Instant t) {
+    static double since(Instant t) {
         return Duration.between(t, Instant.now()).toMillis() / 1000.0;
     }
 
-    private static long published(JsonNode record) {
+    static long published(JsonNode record) {
         return RedriveScenario.entries(record, null).stream().filter(e -> !e.path("published_at").isNull()).count();
     }
 
-    private static String redriveNode(String id) throws Exception {
+    static String redriveNode(String id) throws Exception {
         try (Connection c = postgres.connect();
              PreparedStatement s = c.prepareStatement("select node from redrive where id = ?")) {
             s.setString(1, id);

@@ -75,6 +75,59 @@ class LeaseTableComponentTest {
     }
 
     /**
+     * A take gives the holder its token, a renewal keeps it, a take-over gives the new holder another: the node that
+     * lost the lease fails the fence with its old token, the new holder passes it.
+     */
+    @Test
+    void aTakeOverChangesTheTokenSoTheNodeThatLostTheLeaseFailsTheFence() {
+        String name = lease();
+        LeaseTable.Claim taken = claim(name, "node-a", Duration.ofSeconds(-1)); // held, and expired at once
+        LeaseTable.Claim renewed = claim(name, "node-a", Duration.ofSeconds(-1));
+        assertThat(renewed.token()).isEqualTo(taken.token()).isPositive();
+        assertThat(fence(name, "node-a", taken.token())).isInstanceOf(Fence.Holds.class);
+
+        LeaseTable.Claim over = claim(name, "node-b", TTL);
+        assertThat(over.action()).isInstanceOf(LeaseAction.TakeOver.class);
+        assertThat(over.token()).isNotEqualTo(taken.token());
+        assertThat(row(name).token()).isEqualTo(over.token());
+        assertThat(fence(name, "node-a", taken.token())).isInstanceOf(Fence.Lost.class);
+        assertThat(fence(name, "node-b", over.token())).isInstanceOf(Fence.Holds.class);
+    }
+
+    /**
+     * The fence locks the row until the guarded write commits: a take-over that comes meanwhile waits, and takes the
+     * lease only after that write.
+     */
+    @Test
+    void aTakeOverWaitsForTheWriteTheFenceLetThrough() throws Exception {
+        String name = lease();
+        LeaseTable.Claim a = claim(name, "node-a", Duration.ofSeconds(-1));
+        EntityManager sessionA = db.session();
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            sessionA.getTransaction().begin();
+            assertThat(new LeaseTable(sessionA).fence(name, "node-a", a.token())).isInstanceOf(Fence.Holds.class);
+            Future<LeaseTable.Claim> b = other.submit(() -> claim(name, "node-b", TTL));
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> blocked() > 0);
+            assertThat(b.isDone()).isFalse();
+            sessionA.getTransaction().commit();
+
+            assertThat(b.get(20, TimeUnit.SECONDS).held()).isTrue();
+            assertThat(fence(name, "node-a", a.token())).isInstanceOf(Fence.Lost.class);
+        } finally {
+            if (sessionA.getTransaction().isActive()) {
+                sessionA.getTransaction().rollback();
+            }
+            sessionA.close();
+            other.shutdownNow();
+        }
+    }
+
+    private static Fence fence(String name, String node, long token) {
+        return db.inTransaction(em -> new LeaseTable(em).fence(name, node, token));
+    }
+
+    /**
      * Both nodes read the free row and decide to take it; A's update holds the row, B's waits on it. When A
      * commits, B's update finds the version changed and changes nothing: one holder, and B knows it lost.
      */

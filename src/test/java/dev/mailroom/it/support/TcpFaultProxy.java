@@ -1,0 +1,202 @@
+package dev.mailroom.it.support;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A TCP proxy on loopback between the nodes and a server of the topology (the database, the relay, the broker), which
+ * makes the network faults a port that refuses cannot: {@link #latency} holds every answer of the server back by a
+ * given time (a slow database: each round trip that much longer), {@link #blackhole} stops forwarding in both
+ * directions without closing anything (a dropped firewall state, a half-open connection: the client's reads neither
+ * answer nor fail) until it is lifted, and then forwards what waited. Everything else passes through: a connection
+ * the server refuses or closes is closed on the client's side as well. The proxy listens on a port the OS picks
+ * ({@link #port}): outside the ephemeral range's reach of a client reconnecting to itself.
+ */
+public final class TcpFaultProxy implements AutoCloseable {
+
+    /** What one direction of one connection read, and when it may be written on. */
+    private record Chunk(byte[] bytes, int length, long dueNanos) {
+        static final Chunk END = new Chunk(new byte[0], -1, 0);
+    }
+
+    private final String name;
+    private final int upstreamPort;
+    private final ServerSocket listener;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private volatile long latencyNanos;
+    private volatile boolean blackhole;
+    private volatile boolean closed;
+
+    private TcpFaultProxy(String name, int upstreamPort) throws IOException {
+        this.name = name;
+        this.upstreamPort = upstreamPort;
+        this.listener = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
+        Thread accept = new Thread(this::accept, "proxy-" + name + "-accept");
+        accept.setDaemon(true);
+        accept.start();
+    }
+
+    /** A proxy to {@code 127.0.0.1:upstreamPort}, forwarding at once. */
+    public static TcpFaultProxy start(String name, int upstreamPort) {
+        try {
+            return new TcpFaultProxy(name, upstreamPort);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Where clients connect. */
+    public int port() {
+        return listener.getLocalPort();
+    }
+
+    /** Holds every chunk the server sends back by {@code latency} from when it arrived ({@link Duration#ZERO}: none). */
+    public void latency(Duration latency) {
+        latencyNanos = latency.toNanos();
+        log("latency " + latency);
+    }
+
+    /** On: nothing is forwarded either way and nothing is closed; off: what waited goes on, in order. */
+    public void blackhole(boolean on) {
+        synchronized (this) {
+            blackhole = on;
+            notifyAll();
+        }
+        log(on ? "blackhole: forwarding stopped, connections left open" : "blackhole lifted: forwarding again");
+    }
+
+    /** Connections open through the proxy now. */
+    public int connections() {
+        return (int) sockets.stream().filter(s -> !s.isClosed()).count() / 2;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        blackhole(false);
+        closeQuietly(listener);
+        sockets.forEach(TcpFaultProxy::closeQuietly);
+    }
+
+    private void accept() {
+        while (!closed) {
+            Socket client;
+            try {
+                client = listener.accept();
+            } catch (IOException e) {
+                return; // closed
+            }
+            Socket server = new Socket();
+            try {
+                server.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), upstreamPort), 5_000);
+            } catch (IOException e) {
+                closeQuietly(client); // the server refuses: so does the proxy, at once
+                closeQuietly(server);
+                continue;
+            }
+            sockets.add(client);
+            sockets.add(server);
+            java.util.concurrent.atomic.AtomicInteger ended = new java.util.concurrent.atomic.AtomicInteger();
+            Runnable directionEnded = () -> {
+                if (ended.incrementAndGet() == 2) { // both ways half-closed: the connection is over
+                    closeQuietly(client);
+                    closeQuietly(server);
+                    sockets.remove(client);
+                    sockets.remove(server);
+                }
+            };
+            pipe(client, server, false, directionEnded);
+            pipe(server, client, true, directionEnded);
+        }
+    }
+
+    /**
+     * One direction: a reader that stamps what it reads, a writer that waits for its time (and the blackhole) and
+     * passes an orderly end on as a half-close; a reset closes both sockets, which ends the other direction too.
+     */
+    private void pipe(Socket from, Socket to, boolean answers, Runnable ended) {
+        LinkedBlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
+        String direction = answers ? "answers" : "requests";
+        Thread reader = new Thread(() -> {
+            byte[] buffer = new byte[16 * 1024];
+            try {
+                InputStream in = from.getInputStream();
+                int n;
+                while ((n = in.read(buffer)) > 0) {
+                    long delay = answers ? latencyNanos : 0;
+                    queue.add(new Chunk(java.util.Arrays.copyOf(buffer, n), n, System.nanoTime() + delay));
+                }
+                queue.add(Chunk.END);
+            } catch (IOException e) {
+                closeQuietly(from);
+                closeQuietly(to);
+                queue.add(Chunk.END);
+            }
+        }, "proxy-" + name + "-read-" + direction);
+        Thread writer = new Thread(() -> {
+            try {
+                OutputStream out = to.getOutputStream();
+                while (true) {
+                    Chunk c = queue.take();
+                    awaitForwarding();
+                    if (c.length() < 0) {
+                        break;
+                    }
+                    long wait = c.dueNanos() - System.nanoTime();
+                    if (wait > 0) {
+                        TimeUnit.NANOSECONDS.sleep(wait);
+                    }
+                    awaitForwarding();
+                    out.write(c.bytes(), 0, c.length());
+                    out.flush();
+                }
+                if (!to.isClosed()) {
+                    to.shutdownOutput();
+                }
+            } catch (IOException | InterruptedException e) {
+                closeQuietly(from);
+                closeQuietly(to);
+            } finally {
+                ended.run();
+            }
+        }, "proxy-" + name + "-write-" + direction);
+        reader.setDaemon(true);
+        writer.setDaemon(true);
+        reader.start();
+        writer.start();
+    }
+
+    private synchronized void awaitForwarding() throws InterruptedException {
+        while (blackhole && !closed) {
+            wait();
+        }
+    }
+
+    private static void closeQuietly(java.io.Closeable c) {
+        try {
+            c.close();
+        } catch (IOException e) {
+            // nothing to do
+        }
+    }
+
+    private void log(String message) {
+        System.err.println("[it-support] proxy " + name + " :" + port() + " -> :" + upstreamPort + ": " + message);
+    }
+
+    @Override
+    public String toString() {
+        return "proxy " + name + " :" + port() + " -> :" + upstreamPort;
+    }
+}

@@ -1,0 +1,123 @@
+package dev.mailroom.it.support;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link TcpFaultProxy} in front of an echo server on loopback: passes through, holds answers back, blackholes. */
+class TcpFaultProxyTest {
+
+    private ServerSocket echo;
+    private TcpFaultProxy proxy;
+
+    @BeforeEach
+    void start() throws IOException {
+        echo = new ServerSocket(0, 10, InetAddress.getLoopbackAddress());
+        Thread t = new Thread(() -> {
+            while (!echo.isClosed()) {
+                try {
+                    Socket s = echo.accept();
+                    Thread c = new Thread(() -> {
+                        try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+                            in.transferTo(out);
+                        } catch (IOException e) {
+                            // the client went
+                        }
+                    });
+                    c.setDaemon(true);
+                    c.start();
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        proxy = TcpFaultProxy.start("echo", echo.getLocalPort());
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        proxy.close();
+        echo.close();
+    }
+
+    @Test
+    void passesBytesBothWaysAndAnOrderlyEnd() throws IOException {
+        try (Socket s = connect()) {
+            assertThat(roundTrip(s, "ping")).isEqualTo("ping");
+            s.shutdownOutput();
+            assertThat(s.getInputStream().read()).as("the server's end passed on").isEqualTo(-1);
+        }
+    }
+
+    @Test
+    void latencyHoldsEveryAnswerBackAtLeastThatLong() throws IOException {
+        try (Socket s = connect()) {
+            proxy.latency(Duration.ofMillis(300));
+            long start = System.nanoTime();
+            assertThat(roundTrip(s, "slow")).isEqualTo("slow");
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+            proxy.latency(Duration.ZERO);
+            assertThat(roundTrip(s, "fast")).isEqualTo("fast");
+        }
+    }
+
+    /** A blackhole: the client's read neither answers nor fails (only its own timeout ends it); lifted, all arrives. */
+    @Test
+    void aBlackholeNeitherAnswersNorClosesAndWhatWaitedArrivesWhenLifted() throws IOException {
+        try (Socket s = connect()) {
+            assertThat(roundTrip(s, "before")).isEqualTo("before");
+            proxy.blackhole(true);
+            s.getOutputStream().write("during".getBytes(StandardCharsets.US_ASCII));
+            s.setSoTimeout(500);
+            assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+            assertThat(s.isClosed()).isFalse();
+            assertThat(proxy.connections()).isEqualTo(1);
+
+            proxy.blackhole(false);
+            s.setSoTimeout(10_000);
+            byte[] back = new byte[6];
+            new DataInputStream(s.getInputStream()).readFully(back);
+            assertThat(new String(back, StandardCharsets.US_ASCII)).isEqualTo("during");
+        }
+    }
+
+    @Test
+    void aServerThatRefusesIsAConnectionClosedAtOnce() throws IOException {
+        int port = echo.getLocalPort();
+        echo.close();
+        try (TcpFaultProxy toNothing = TcpFaultProxy.start("nothing", port); Socket s = new Socket(
+                InetAddress.getLoopbackAddress(), toNothing.port())) {
+            s.setSoTimeout(10_000);
+            assertThat(s.getInputStream().read()).isEqualTo(-1);
+        }
+    }
+
+    private Socket connect() throws IOException {
+        Socket s = new Socket(InetAddress.getLoopbackAddress(), proxy.port());
+        s.setSoTimeout(10_000);
+        return s;
+    }
+
+    private static String roundTrip(Socket s, String text) throws IOException {
+        byte[] bytes = text.getBytes(StandardCharsets.US_ASCII);
+        s.getOutputStream().write(bytes);
+        byte[] back = new byte[bytes.length];
+        new DataInputStream(s.getInputStream()).readFully(back);
+        return new String(back, StandardCharsets.US_ASCII);
+    }
+}
