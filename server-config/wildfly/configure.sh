@@ -46,28 +46,8 @@ if [ -n "${MAILROOM_BROKER_URL:-}" ]; then
   (cd "$here" && "$home/bin/jboss-cli.sh" --file="$remote")
 fi
 
-# Application users live in the application realm (ApplicationRealm: the messaging server's
-# elytron-domain, and the web deployment's "other" security domain, whose groups are its roles).
-app_user() { # <user> <password> <group>
-  "$home/bin/add-user.sh" -a -s -sc "$cfg" -u "$1" -p "$2" -g "$3" >/dev/null
-}
-if [ -n "${MAILROOM_BROKER_PASSWORD:-}" ]; then
-  app_user "${MAILROOM_BROKER_USER:-mailroom}" "$MAILROOM_BROKER_PASSWORD" guest
-fi
-if [ -n "${MAILROOM_OPERATOR_PASSWORD:-}" ]; then
-  app_user "${MAILROOM_OPERATOR_USER:-operator}" "$MAILROOM_OPERATOR_PASSWORD" mailroom-operator
-fi
-if [ -n "${MAILROOM_VIEWER_PASSWORD:-}" ]; then
-  app_user "${MAILROOM_VIEWER_USER:-viewer}" "$MAILROOM_VIEWER_PASSWORD" mailroom-viewer
-fi
-
-# Management user (ManagementRealm): JMX clients (remote+http on the management port, e.g. jconsole with
-# bin/client/jboss-client.jar) and the management console log in with it. Added only when
-# MAILROOM_ADMIN_PASSWORD is set (MAILROOM_ADMIN_USER, default admin); no default password here.
-if [ -n "${MAILROOM_ADMIN_PASSWORD:-}" ]; then
-  "$home/bin/add-user.sh" -m -s -sc "$cfg" \
-    -u "${MAILROOM_ADMIN_USER:-admin}" -p "$MAILROOM_ADMIN_PASSWORD" >/dev/null
-fi
+# Users from the environment, each only when its password is set (users.sh; the image runs it again at start)
+bash "$here/users.sh" "$home"
 
 # PostgreSQL when MAILROOM_DB_URL names it: the datasource's driver follows the URL.
 conf="$home/bin/standalone.conf"

@@ -17,6 +17,14 @@
  * the dispatcher on a managed scheduler) is plain Java with time passed in, so it is tested without a
  * container and without sleeping.
  *
+ * <p>Why in-app alerting stays beside the Prometheus rules of {@code server-config/prometheus/rules} (which raise the
+ * same names from the metrics, for a deployment that runs Prometheus and Alertmanager): the embedded default runs
+ * neither, and its log and webhook are the only alerts it has; an alert about one occurrence carries what no metric
+ * holds (the message id, the provider's code, the error types of a burst) and is raised the moment it happens, not
+ * at the next scrape and evaluation; and the outbox delivers each alert of a dead letter exactly when the dead
+ * letter exists, across restarts and nodes. Its grouping and retries are the minimum of that delivery; routing to
+ * people is left to the receiver (Alertmanager takes the webhook as it takes its own).
+ *
  * <p>May use: platform, provider, deadletter, reconcile, send, stopline (the events they fire).
  */
 package dev.mailroom.alert;

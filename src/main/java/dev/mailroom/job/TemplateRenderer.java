@@ -1,5 +1,7 @@
 package dev.mailroom.job;
 
+import dev.mailroom.contract.RejectReason;
+
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;

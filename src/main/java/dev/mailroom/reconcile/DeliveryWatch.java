@@ -2,10 +2,12 @@ package dev.mailroom.reconcile;
 
 import dev.mailroom.job.JobLedger;
 import dev.mailroom.job.MailJob;
+import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.settings.CheckedAtBoot;
 import dev.mailroom.platform.settings.SettingsReader;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
@@ -56,11 +58,22 @@ public class DeliveryWatch implements CheckedAtBoot {
     Event<DeliverySilent> silent;
     @Inject
     Event<DeliveryRateExceeded> rateExceeded;
+    @Inject
+    MailroomConfig mailroom;
 
     private volatile WatchSettings settings;
     private volatile Instant lastCheck;
     private final Set<String> breaching = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicLong> rateGauges = new ConcurrentHashMap<>();
+
+    /**
+     * The active provider's silent-job counter exists from deployment at 0: Prometheus's increase() cannot see the
+     * first count of a series that appears with it, so a rule on it would miss the first silent job.
+     */
+    @PostConstruct
+    void registerSilentCounter() {
+        meters.counter("mailroom.reconcile.silent", "provider", mailroom.provider());
+    }
 
     @Override
     public void checkSettings() {

@@ -10,6 +10,7 @@ import dev.mailroom.provider.registry.ProviderRegistry;
 import dev.mailroom.recoverability.AimdRateLimiter;
 import dev.mailroom.recoverability.CircuitBreaker;
 import dev.mailroom.recoverability.RetryPolicy;
+import dev.mailroom.reconcile.Verdict;
 import dev.mailroom.reconcile.WatchSettings;
 import dev.mailroom.reconcile.WebhookProfiles;
 import dev.mailroom.stopline.PauseReason;
@@ -170,6 +171,25 @@ final class CodeNames {
         names.add(AlertRouting.DEAD_LETTER_BURST);
         names.add(AlertDispatcher.EVENTS_DROPPED);
         return names;
+    }
+
+    /**
+     * The error codes the API can answer: every lower-case string of the sources that could be one, and the webhook
+     * refusals, which are {@code "webhook_"} and a reason's name.
+     */
+    static Set<String> errorCodes() {
+        Set<String> codes = new TreeSet<>();
+        Pattern literal = Pattern.compile("\"([a-z][a-z_]*[a-z])\"");
+        for (String source : sources()) {
+            Matcher m = literal.matcher(source);
+            while (m.find()) {
+                codes.add(m.group(1));
+            }
+        }
+        for (Verdict.Reason r : Verdict.Reason.values()) {
+            codes.add("webhook_" + r.name());
+        }
+        return codes;
     }
 
     static Set<String> pausedReasons() {

@@ -69,9 +69,29 @@ final class DocDrift {
                 firstColumn(section(pages.reference(), "## Alerts")), String::equals));
         found.addAll(compare("paused_reason", CodeNames.pausedReasons(),
                 firstColumn(section(pages.reference(), "## Paused reasons")), String::equals));
+        Set<String> produced = CodeNames.errorCodes();
+        for (String code : documentedErrorCodes(pages.all())) {
+            if (!produced.contains(code)) {
+                found.add("error code `" + code + "` is documented but nothing in the code answers it");
+            }
+        }
         found.addAll(runbook("alert", CodeNames.alertNames(), section(pages.runbook(), "## Alerts")));
         found.addAll(runbook("paused_reason", CodeNames.pausedReasons(), section(pages.runbook(), "## Paused reasons")));
         return found;
+    }
+
+    /** The error codes the pages name with their status: {@code 404 `job_not_found`}, {@code `webhook_stale` 409}. */
+    static Set<String> documentedErrorCodes(String text) {
+        Set<String> codes = new TreeSet<>();
+        for (Pattern p : List.of(Pattern.compile("\\b[45]\\d\\d `([a-z][a-z_]*[a-z])`"),
+                Pattern.compile("`([a-z][a-z_]*[a-z])` [45]\\d\\d\\b"),
+                Pattern.compile("\\b[45]\\d\\d \\{\"error\": \"([a-z_]+)\"\\}"))) {
+            Matcher m = p.matcher(text);
+            while (m.find()) {
+                codes.add(m.group(1));
+            }
+        }
+        return codes;
     }
 
     /** Both ways: a name of the code missing from the page, and a name of the page the code no longer has. */

@@ -33,14 +33,17 @@ class DocsReferenceTest {
                 .replace("| `mailroom_attempts_total` |", "| `mailroom_gone_total` | counter | | retired |\n| `mailroom_attempts_total` |");
         String runbook = real.runbook().replace("### `QueuePaused`", "### QueuePaused").replace("### `database`", "### database");
 
-        List<String> problems = DocDrift.problems(new Pages(reference, runbook, real.all()));
+        String all = real.all() + "\nA job that vanished answers 410 `job_vanished`.\n";
+
+        List<String> problems = DocDrift.problems(new Pages(reference, runbook, all));
 
         assertThat(problems).containsExactlyInAnyOrder(
                 "metric `mailroom_jobs_total` is in the code but not in docs/reference.md",
                 "metric `mailroom_gone_total` is in docs/reference.md but no longer in the code",
                 "configuration key `mailroom.smtp.helo-name` is in the code but not in docs/reference.md",
                 "alert `QueuePaused` has no section in docs/runbook.md",
-                "paused_reason `database` has no section in docs/runbook.md");
+                "paused_reason `database` has no section in docs/runbook.md",
+                "error code `job_vanished` is documented but nothing in the code answers it");
     }
 
     @Test
@@ -50,6 +53,8 @@ class DocsReferenceTest {
         assertThat(DocDrift.keyMatches("mailroom.providers.<queue>", "mailroom.providers.")).isTrue();
         assertThat(DocDrift.keyMatches("mailroom.smtp.host", "mailroom.smtp.")).isTrue();
         assertThat(DocDrift.keyMatches("mailroom.smtp.host", "mailroom.smtp.port")).isFalse();
+        assertThat(DocDrift.documentedErrorCodes("404 `job_not_found`; (`webhook_stale` 409); 403 {\"error\": \"forbidden\"}"))
+                .containsExactlyInAnyOrder("job_not_found", "webhook_stale", "forbidden");
         assertThat(DocDrift.environmentForm("mailroom.stop-the-line.probe-interval")).isEqualTo("MAILROOM_STOP_THE_LINE_PROBE_INTERVAL");
         assertThat(DocDrift.firstColumn("| `h` | x |\n|---|---|\n| `a`, `b` | `c` |\n| x | `d` |")).isEqualTo(Set.of("a", "b"));
     }
@@ -81,5 +86,17 @@ class DocsReferenceTest {
         assertThat(readme).contains("\n    mvn -Prun package\n").contains("\n    mvn clean verify\n");
         assertThat(CodeNames.read(Path.of(".ci/run"))).containsPattern("(?m)^exec mvn( -[A-Za-z]+)* clean verify$");
         assertThat(CodeNames.read(Path.of("pom.xml"))).contains("<id>run</id>");
+    }
+
+    @Test
+    void theDevelopmentPageNamesEveryPackageThatHasAPackageInfo() throws IOException {
+        Set<String> packages = new java.util.TreeSet<>();
+        try (var files = Files.walk(CodeNames.MAIN)) {
+            files.filter(f -> f.getFileName().toString().equals("package-info.java"))
+                    .forEach(f -> packages.add(CodeNames.MAIN.relativize(f.getParent()).toString().replace('/', '.')));
+        }
+        String architecture = DocDrift.section(CodeNames.read(Path.of("docs/development.md")), "## Architecture");
+        assertThat(packages).as("packages with a package-info").contains("dev.mailroom.send", "dev.mailroom.ops.api");
+        assertThat(DocDrift.firstColumn(architecture)).isEqualTo(packages);
     }
 }

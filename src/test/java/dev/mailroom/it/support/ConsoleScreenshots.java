@@ -13,7 +13,7 @@ import org.openqa.selenium.WebDriver;
 /**
  * Screenshots of the console taken by the browser tests, as PNGs under {@code <build dir>/console-screenshots/}
  * ({@code target/console-screenshots/}): the pages an operator works with ({@link #save}: the dashboard, a
- * group, a job page, a stopped redrive, each written on every run, the README shows the dashboard one) and the
+ * group, a job page, a stopped redrive, each written on every run, docs/console.md shows the dashboard one) and the
  * failing moment of a test ({@link #failure}: PNG plus the page's URL and source).
  */
 public final class ConsoleScreenshots {
@@ -36,7 +36,7 @@ public final class ConsoleScreenshots {
      * Writes what the browser shows now as {@code <name>.png} (a name like {@code dashboard}, {@code group},
      * {@code job}, {@code redrive-stopped}), replacing the previous run's. A test calls it once the page shows what
      * it asserted, so the picture is of a page in a known state. Fails the test if the PNG cannot be written: a
-     * screenshot the README relies on must not silently go missing.
+     * screenshot docs/console.md relies on must not silently go missing.
      */
     public static Path save(WebDriver driver, String name) {
         Path target = directory().resolve(name + ".png");

@@ -1,10 +1,12 @@
 package dev.mailroom.it.topology;
 
+import dev.mailroom.docs.PrometheusRules;
 import dev.mailroom.it.support.Jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mailroom.it.support.AmqpProducerExample;
 import dev.mailroom.it.support.ArtemisBroker;
 import dev.mailroom.it.support.ItEnvironment;
 import dev.mailroom.it.support.JmsClient;
@@ -95,12 +97,13 @@ class RemoteBrokerIT {
     }
 
     /**
-     * The Grafana dashboard shipped for docker/compose.yaml plots only what Mailroom exports: every metric its
-     * queries name is on this node's Prometheus endpoint (after the jobs and the dead letter above).
+     * The Grafana dashboard and the Prometheus alerting rules shipped for docker/compose.yaml query only what Mailroom
+     * exports: every metric their queries name is on this node's Prometheus endpoint (after the jobs and the dead
+     * letter above).
      */
     @Test
     @Order(3)
-    void theGrafanaDashboardQueriesMetricsMailroomExports() throws Exception {
+    void theGrafanaDashboardAndTheAlertingRulesQueryMetricsMailroomExports() throws Exception {
         String dashboard = Files.readString(Path.of("server-config/grafana/dashboards/mailroom.json"));
         java.util.Set<String> used = new java.util.TreeSet<>();
         Matcher m = Pattern.compile("mailroom_[a-z_]+").matcher(dashboard);
@@ -109,9 +112,13 @@ class RemoteBrokerIT {
         }
         assertThat(used).contains("mailroom_broker_queue_depth", "mailroom_deadletter_open",
                 "mailroom_deadletter_oldest_age_seconds", "mailroom_jobs_total", "mailroom_provider_breaker");
+        java.util.Set<String> ruled = new java.util.TreeSet<>();
+        PrometheusRules.read().forEach(r -> ruled.addAll(PrometheusRules.metrics(r.expr())));
+        assertThat(ruled).contains("mailroom_queue_paused", "mailroom_deadletter_arrivals_total");
+        used.addAll(ruled);
         HttpClient http = HttpClient.newHttpClient();
         URI prometheus = URI.create("http://127.0.0.1:" + env.server().managementPort() + "/prometheus");
-        String exported = Awaitility.await("every dashboard metric exported").atMost(Duration.ofSeconds(30))
+        String exported = Awaitility.await("every dashboard and rule metric exported " + used).atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofSeconds(1))
                 .until(() -> http.send(HttpRequest.newBuilder(prometheus).GET().build(),
                         HttpResponse.BodyHandlers.ofString()).body(), body -> used.stream().allMatch(
@@ -122,9 +129,25 @@ class RemoteBrokerIT {
         }
     }
 
-    /** Kills the primary: the rest of this class runs on the backup. */
+    /**
+     * The production broker (create-broker.sh) takes AMQP 1.0 on its acceptor from the producer user: the Node.js
+     * example of docs/producers.md sends a job there, and it is sent once, like a JMS producer's.
+     */
     @Test
     @Order(4)
+    void theProductionBrokerTakesAJobOverAmqpFromTheProducerUser() {
+        String messageId = AmqpProducerExample.send("amqp://127.0.0.1:" + env.artemis().primary().port(),
+                "amqp@example.com", ArtemisBroker.PRODUCER_USER, ArtemisBroker.PRODUCER_PASSWORD);
+
+        JsonNode job = env.api().awaitJson("/api/v1/jobs/" + messageId,
+                j -> "sent_to_provider".equals(j.path("state").asText()), Duration.ofSeconds(90));
+        assertThat(job.path("attempt_count").asInt()).isEqualTo(1);
+        assertThat(env.smtp().countsByMessageId()).containsEntry(Jobs.smtpMessageId(messageId), 1);
+    }
+
+    /** Kills the primary: the rest of this class runs on the backup. */
+    @Test
+    @Order(5)
     void whenThePrimaryDiesUnderLoadMailroomFailsOverToTheBackupAndNothingIsLostOrSentTwice() throws Exception {
         SmtpTestServer smtp = env.smtp();
         String prefix = Jobs.runPrefix("remote-failover");
