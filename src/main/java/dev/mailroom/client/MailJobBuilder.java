@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.mailroom.contract.JobContract;
 import dev.mailroom.contract.RejectReason;
+import dev.mailroom.contract.UnsubscribeRule;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -148,6 +149,22 @@ public final class MailJobBuilder {
         return field("expires_at", expiresAt == null ? null : expiresAt.toString());
     }
 
+    /**
+     * One-click unsubscribe (RFC 8058): {@code url} is an https URL that unsubscribes the recipient on a POST;
+     * {@code mailto}, an address for the older mailto form, may be null. Required on {@code mail.send.bulk}.
+     */
+    public MailJobBuilder unsubscribe(String url, String mailto) {
+        if (url == null && mailto == null) {
+            return field("unsubscribe", null);
+        }
+        Map<String, String> u = new LinkedHashMap<>();
+        u.put("url", url);
+        if (mailto != null) {
+            u.put("mailto", mailto);
+        }
+        return field("unsubscribe", u);
+    }
+
     public MailJobBuilder priority(MailJob.Priority priority) {
         return field("priority", priority == null ? null : priority.name());
     }
@@ -191,6 +208,11 @@ public final class MailJobBuilder {
         JobContract.Verdict verdict = JobContract.check(body, bodyLimit);
         if (verdict instanceof JobContract.Broken broken) {
             throw new InvalidJobException(broken.reason(), broken.violations());
+        }
+        // the server decides by its setting; a job addressed to the bulk queue is held to the default
+        if (queue != null && UnsubscribeRule.decide(queue, UnsubscribeRule.requiredByDefault(queue),
+                fields.containsKey("unsubscribe")) instanceof UnsubscribeRule.Refused refused) {
+            throw new InvalidJobException(refused.reason(), List.of(refused.violation()));
         }
         try {
             @SuppressWarnings("unchecked")

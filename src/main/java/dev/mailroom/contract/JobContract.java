@@ -87,7 +87,7 @@ public final class JobContract {
     /** Headers a job may not set, lower case; see {@link #isOwnedHeader(String)} for the prefixes. */
     private static final Set<String> OWNED_HEADERS = Set.of(
             "from", "sender", "to", "cc", "bcc", "reply-to", "subject", "message-id", "date", "mime-version",
-            "return-path");
+            "return-path", "list-unsubscribe", "list-unsubscribe-post");
 
     private JobContract() {
     }

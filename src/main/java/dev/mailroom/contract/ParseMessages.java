@@ -18,7 +18,8 @@ final class ParseMessages {
     }
 
     static final String OWNED_HEADER = "is a header Mailroom sets itself (addressing and subject come "
-            + "from the job's fields, Content-* and MIME-Version from its content); remove it from headers";
+            + "from the job's fields, Content-* and MIME-Version from its content, List-Unsubscribe* from unsubscribe); remove it "
+            + "from headers";
 
     static final String NOT_A_DATE_TIME =
             "is not an RFC 3339 date-time with an offset (e.g. 2030-01-31T12:00:00Z)";
@@ -54,6 +55,12 @@ final class ParseMessages {
         }
         if (fragment.equals("/$defs/mailbox/pattern")) {
             return displayPath(path) + ": is not a mailbox (local@domain or Display Name <local@domain>)";
+        }
+        if (fragment.equals("/$defs/httpsUrl/pattern")) {
+            return displayPath(path) + ": is not an https URL (https://..., without spaces, commas or angle brackets)";
+        }
+        if (fragment.equals("/$defs/address/pattern")) {
+            return displayPath(path) + ": is not an address (local@domain, without a display name or mailto:)";
         }
         if ("format".equals(type) && fragment.equals("/properties/expires_at/format")) {
             return displayPath(path) + ": " + NOT_A_DATE_TIME;

@@ -18,5 +18,7 @@ public enum RejectReason {
     /** The job names a template that does not exist (or an id that is not a valid template id). */
     missing_template,
     /** The template uses a {@code {{placeholder}}} the job's variables do not provide. */
-    missing_template_variable
+    missing_template_variable,
+    /** A job on a queue that requires a one-click unsubscribe ({@code mailroom.bulk.require-unsubscribe}) has none. */
+    missing_unsubscribe
 }

@@ -2,6 +2,7 @@ package dev.mailroom.job;
 
 import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.settings.CheckedAtBoot;
+import dev.mailroom.platform.settings.SettingsReader;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
@@ -20,11 +21,21 @@ public class JobComponents implements CheckedAtBoot {
     Instance<ValidityWindow> validity;
     @Inject
     Instance<TemplateRenderer> renderer;
+    @Inject
+    Instance<UnsubscribeRequirement> unsubscribe;
 
     @Override
     public void checkSettings() {
         validity.get().check(config.getPropertyNames());
         renderer.get();
+        unsubscribe.get().required(dev.mailroom.contract.UnsubscribeRule.BULK_QUEUE);
+    }
+
+    @Produces
+    @Singleton
+    UnsubscribeRequirement unsubscribeRequirement(MailroomConfig mailroom, Config config) {
+        return UnsubscribeRequirement.read(
+                new SettingsReader(key -> config.getOptionalValue(key, String.class)), mailroom.queues());
     }
 
     @Produces

@@ -1,5 +1,6 @@
 package dev.mailroom.job;
 
+import dev.mailroom.contract.Unsubscribe;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -36,7 +37,8 @@ public record SendJob(
         Map<String, String> headers,
         Map<String, String> metadata,
         Instant expiresAt,
-        Priority priority) {
+        Priority priority,
+        Unsubscribe unsubscribe) {
 
     public enum Priority { low, normal, high }
 
@@ -101,6 +103,6 @@ public record SendJob(
         }
         return new SendJob(schemaVersion, messageId, idempotencyKey, tenant, campaignId, category, from, kept.get(0),
                 kept.get(1), kept.get(2), replyTo, subject, text, html, templateId, variables, headers, metadata,
-                expiresAt, priority);
+                expiresAt, priority, unsubscribe);
     }
 }

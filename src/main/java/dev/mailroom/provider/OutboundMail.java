@@ -1,5 +1,6 @@
 package dev.mailroom.provider;
 
+import dev.mailroom.contract.Unsubscribe;
 import java.util.List;
 import java.util.Map;
 
@@ -23,7 +24,27 @@ public record OutboundMail(
         Map<String, String> metadata,
         String tenant,
         String campaignId,
-        String category) {
+        String category,
+        Unsubscribe unsubscribe) {
+
+    /** A mail without a one-click unsubscribe. */
+    public OutboundMail(String messageId, String idempotencyKey, String from, List<String> to, List<String> cc,
+                        List<String> bcc, String replyTo, String subject, String text, String html,
+                        Map<String, String> headers, Map<String, String> metadata, String tenant, String campaignId,
+                        String category) {
+        this(messageId, idempotencyKey, from, to, cc, bcc, replyTo, subject, text, html, headers, metadata, tenant,
+                campaignId, category, null);
+    }
+
+    /** The job's headers and, when it has an unsubscribe, the two Mailroom sets for it (RFC 8058). */
+    public Map<String, String> allHeaders() {
+        if (unsubscribe == null) {
+            return headers;
+        }
+        Map<String, String> all = new java.util.TreeMap<>(headers);
+        all.putAll(unsubscribe.headers());
+        return all;
+    }
 
     public OutboundMail {
         to = to == null ? List.of() : List.copyOf(to);

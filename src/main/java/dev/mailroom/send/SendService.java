@@ -1,5 +1,6 @@
 package dev.mailroom.send;
 
+import dev.mailroom.contract.UnsubscribeRule;
 import dev.mailroom.job.Begin;
 import dev.mailroom.job.Incoming;
 import dev.mailroom.job.JobLedger;
@@ -10,6 +11,7 @@ import dev.mailroom.job.RenderedContent;
 import dev.mailroom.job.SendJob;
 import dev.mailroom.job.TemplateException;
 import dev.mailroom.job.TemplateRenderer;
+import dev.mailroom.job.UnsubscribeRequirement;
 
 import dev.mailroom.deadletter.DeadLetterRecorder;
 import dev.mailroom.platform.MailroomMetrics;
@@ -62,6 +64,8 @@ public class SendService {
     JobParser parser;
     @Inject
     TemplateRenderer renderer;
+    @Inject
+    UnsubscribeRequirement unsubscribe;
     @Inject
     JobLedger ledger;
     @Inject
@@ -150,6 +154,10 @@ public class SendService {
             return Optional.empty();
         }
         SendJob job = ((ParseResult.Parsed) parsed).job();
+        if (unsubscribe.decide(in.queue(), job) instanceof UnsubscribeRule.Refused refused) {
+            poison(in, new ParseResult.Rejected(refused.reason(), refused.violation(), job.messageId()));
+            return Optional.empty();
+        }
         try {
             return Optional.of(new Prepared(job, renderer.render(job)));
         } catch (TemplateException e) {
@@ -374,6 +382,6 @@ public class SendService {
     static OutboundMail outbound(SendJob job, RenderedContent content) {
         return new OutboundMail(job.messageId(), job.idempotencyKey(), job.from(), job.to(), job.cc(), job.bcc(),
                 job.replyTo(), content.subject(), content.text(), content.html(), job.headers(), job.metadata(),
-                job.tenant(), job.campaignId(), job.category());
+                job.tenant(), job.campaignId(), job.category(), job.unsubscribe());
     }
 }

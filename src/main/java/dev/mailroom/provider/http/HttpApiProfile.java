@@ -96,7 +96,7 @@ public record HttpApiProfile(
                 putIfPresent(n, "subject", mail.subject());
                 putIfPresent(n, "text", mail.text());
                 putIfPresent(n, "html", mail.html());
-                n.set("headers", object(json, mail.headers()));
+                n.set("headers", object(json, mail.allHeaders()));
                 n.set("metadata", object(json, mail.metadata()));
                 putIfPresent(n, "tenant", mail.tenant());
                 putIfPresent(n, "campaign_id", mail.campaignId());
@@ -121,8 +121,8 @@ public record HttpApiProfile(
                 putIfPresent(n, "subject", mail.subject());
                 putIfPresent(n, "html", mail.html());
                 putIfPresent(n, "text", mail.text());
-                if (!mail.headers().isEmpty()) {
-                    n.set("headers", object(json, mail.headers()));
+                if (!mail.allHeaders().isEmpty()) {
+                    n.set("headers", object(json, mail.allHeaders()));
                 }
                 if (!mail.metadata().isEmpty() || mail.messageId() != null) {
                     ArrayNode tags = n.putArray("tags");

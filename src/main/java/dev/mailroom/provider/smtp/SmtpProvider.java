@@ -60,7 +60,8 @@ public final class SmtpProvider implements MailProvider {
     /** Headers the job may not set: they are ours, derived from job fields, or define the MIME structure. */
     static final Set<String> RESERVED_HEADERS = Set.of(
             "from", "sender", "to", "cc", "bcc", "reply-to", "subject", "message-id", "date",
-            "mime-version", "content-type", "content-transfer-encoding", "return-path",
+            "mime-version", "content-type", "content-transfer-encoding", "return-path", "list-unsubscribe",
+            "list-unsubscribe-post",
             HEADER_MESSAGE_ID.toLowerCase(Locale.ROOT), HEADER_IDEMPOTENCY_KEY.toLowerCase(Locale.ROOT));
 
     private static final Pattern HEADER_NAME = Pattern.compile("[\\x21-\\x39\\x3B-\\x7E]+");
@@ -154,6 +155,11 @@ public final class SmtpProvider implements MailProvider {
             setContent(msg, mail.text(), mail.html());
             for (Map.Entry<String, String> h : new TreeMap<>(mail.headers()).entrySet()) {
                 setHeader(msg, checkedJobHeaderName(h.getKey()), h.getValue());
+            }
+            if (mail.unsubscribe() != null) {
+                for (Map.Entry<String, String> h : mail.unsubscribe().headers().entrySet()) {
+                    setHeader(msg, h.getKey(), h.getValue());
+                }
             }
             if (mail.messageId() != null) {
                 setHeader(msg, HEADER_MESSAGE_ID, mail.messageId());
