@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mailroom.alert.AlertRouting;
 import dev.mailroom.deadletter.DeadLetterRetention;
+import dev.mailroom.job.UnsubscribeRequirement;
 import dev.mailroom.job.ValidityWindow;
 import dev.mailroom.platform.settings.CheckedAtBoot;
 import dev.mailroom.platform.settings.SettingsGate;
@@ -63,6 +64,7 @@ class SettingsRefusedAtBootTest {
             values -> WatchSettings.read(SettingsReader.of(values), values.keySet());
     static final Consumer<Map<String, String>> ALERTS = concern(r -> AlertRouting.fromConfig(r.lookup()));
     static final Consumer<Map<String, String>> REDRIVE = concern(RedriveSettings::read);
+    static final Consumer<Map<String, String>> UNSUBSCRIBE = concern(r -> UnsubscribeRequirement.read(r, QUEUES));
 
     /** The SMTP keys that have no default in code (they come from microprofile-config.properties). */
     private static final Map<String, String> SMTP_BASE = Map.of("mailroom.smtp.host", "127.0.0.1",
@@ -100,7 +102,10 @@ class SettingsRefusedAtBootTest {
                 row(REDRIVE, "mailroom.redrive.sample-size", "5000", "20", "whole number from 0 to 1000"),
                 row(REDRIVE, "mailroom.redrive.rate-per-second", "0", "5", "above 0 and at most 100"),
                 row(REDRIVE, "mailroom.redrive.sample-timeout", "2h", "5m", "at most 1h"),
-                row(REDRIVE, "mailroom.redrive.max-laps", "0", "2", "whole number from 1"));
+                row(REDRIVE, "mailroom.redrive.max-laps", "0", "2", "whole number from 1"),
+                // the bulk queue's one-click unsubscribe: a boolean, bare or per queue
+                row(UNSUBSCRIBE, "mailroom.bulk.require-unsubscribe", "yes", "false", "true or false"),
+                row(UNSUBSCRIBE, "mailroom.bulk.require-unsubscribe.mail.send", "on", "true", "true or false"));
     }
 
     @ParameterizedTest(name = "{1}={2}")

@@ -36,7 +36,9 @@ class MailJobContractTest {
     private static final Map<RejectReason, String> OUT_OF_REACH = Map.of(
             RejectReason.unsupported_schema_version, "the builder always writes schema_version 1",
             RejectReason.missing_template, "templates live on the server; decided when the job is rendered",
-            RejectReason.missing_template_variable, "decided when the server renders the template");
+            RejectReason.missing_template_variable, "decided when the server renders the template",
+            RejectReason.missing_unsubscribe, "decided by the queue the job goes to, not by its bytes (the server's "
+                    + "per-queue setting); the builder's check is aBulkJobWithoutAnUnsubscribeIsRefusedByTheBuilder");
 
     private static MailJobBuilder good() {
         return MailJob.to("alice@example.com").from("Shop <noreply@example.com>").subject("Hello").text("Hi");
@@ -87,6 +89,16 @@ class MailJobContractTest {
                         b -> b.header("X Order", "1")),
                 row("a header value with a line break", RejectReason.schema_violation, "/headers/X-Order",
                         b -> b.header("X-Order", "1\nBcc: x@evil.example")),
+                row("an unsubscribe over http", RejectReason.schema_violation, "/unsubscribe/url",
+                        b -> b.unsubscribe("http://shop.example/u", null)),
+                row("an unsubscribe URL with a comma", RejectReason.schema_violation, "/unsubscribe/url",
+                        b -> b.unsubscribe("https://shop.example/u?a=1,2", null)),
+                row("an unsubscribe with only a mailto", RejectReason.schema_violation, "/unsubscribe/url",
+                        b -> b.unsubscribe(null, "u@shop.example")),
+                row("an unsubscribe mailto that is a URI", RejectReason.schema_violation, "/unsubscribe/mailto",
+                        b -> b.unsubscribe("https://shop.example/u", "mailto:u@shop.example")),
+                row("a List-Unsubscribe header of its own", RejectReason.schema_violation, "/headers/List-Unsubscribe",
+                        b -> b.header("List-Unsubscribe", "<https://shop.example/u>")),
                 row("an empty message id", RejectReason.schema_violation, "/message_id", b -> b.messageId("")),
                 row("a message id over 200 characters", RejectReason.schema_violation, "/message_id",
                         b -> b.messageId("m".repeat(201))),
@@ -169,6 +181,26 @@ class MailJobContractTest {
         assertThat(read.headers()).containsOnly(Map.entry("X-Order", "7"));
         assertThat(read.expiresAt()).isEqualTo(Instant.parse("2030-01-31T12:00:00Z"));
         assertThat(read.priority()).isEqualTo(SendJob.Priority.high);
+    }
+
+    @Test
+    void aBulkJobWithoutAnUnsubscribeIsRefusedByTheBuilder() {
+        assertThatThrownBy(() -> good().queue("mail.send.bulk").build())
+                .isInstanceOfSatisfying(InvalidJobException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(RejectReason.missing_unsubscribe);
+                    assertThat(e.violations()).singleElement().asString()
+                            .startsWith("/unsubscribe: is required on the bulk queue mail.send.bulk");
+                });
+        MailJob bulk = good().queue("mail.send.bulk").unsubscribe("https://shop.example/u", "u@shop.example").build();
+        assertThat(bulk.document()).containsEntry("unsubscribe",
+                Map.of("url", "https://shop.example/u", "mailto", "u@shop.example"));
+        SendJob read = ((Parsed) SERVER.parse(bulk.json().getBytes(java.nio.charset.StandardCharsets.UTF_8))).job();
+        assertThat(read.unsubscribe()).isEqualTo(
+                new dev.mailroom.contract.Unsubscribe("https://shop.example/u", "u@shop.example"));
+        // a transactional queue does not ask for one
+        assertThat(good().queue("mail.send").build().document()).doesNotContainKey("unsubscribe");
+        assertThat(good().unsubscribe("https://shop.example/u", null).unsubscribe(null, null).build().document())
+                .doesNotContainKey("unsubscribe");
     }
 
     @Test

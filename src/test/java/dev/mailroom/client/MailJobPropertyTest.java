@@ -29,7 +29,8 @@ class MailJobPropertyTest {
             "Ünïcode <u@exämple.com>", "bad", "a@b..c", "a b@c.d", "<a@b.c>", "\"Q\" <q@example.com>", "a@b.c\n", "", "@x.y",
             "Zoë <zoe@例え.jp>", "a@b.c>", "a,b@c.d"};
     private static final String[] TEXTS = {"Hello", "", "Grüße 👋", "line\nbreak", "tab\there", "nul\u0000", "sep\u2028",
-            "del\u007F", "lone \uD800 surrogate", "x".repeat(998), "y".repeat(999), "{{name}}", "<b>bold</b>", "c1 \u0085"};
+            "del\u007F", "lone \uD800 surrogate", "https://shop.example/u", "http://shop.example/u", "https://a.example/x,y",
+            "u@shop.example", "mailto:u@shop.example", "x".repeat(998), "y".repeat(999), "{{name}}", "<b>bold</b>", "c1 \u0085"};
     private static final String[] IDS = {"m-1", "", "id with space", "ctl\u0001", "i".repeat(200), "i".repeat(201),
             "order/7", "ü"};
     private static final String[] HEADER_NAMES = {"X-Order", "List-Unsubscribe", "Subject", "content-type", "X-Mailroom-Id",
@@ -116,6 +117,9 @@ class MailJobPropertyTest {
         }
         if (random.nextInt(5) == 0) {
             b.expiresAt(random.nextInt(10) == 0 ? Instant.MAX : Instant.ofEpochSecond(random.nextInt(2_000_000_000), random.nextInt(1_000_000_000)));
+        }
+        if (random.nextInt(5) == 0) {
+            b.unsubscribe(mostly(TEXTS, "https://shop.example/u?t=" + i), random.nextBoolean() ? null : mostly(TEXTS, "u@shop.example"));
         }
         if (random.nextInt(5) == 0) {
             b.priority(MailJob.Priority.values()[random.nextInt(3)]);

@@ -106,7 +106,8 @@ class JobParserTest {
                   "subject": "Your order 7",
                   "text": "Thanks!",
                   "html": "<p>Thanks!</p>",
-                  "headers": {"X-Order": "7", "List-Unsubscribe": "<mailto:u@acme.example>"},
+                  "headers": {"X-Order": "7", "List-Id": "<news.acme.example>"},
+                  "unsubscribe": {"url": "https://acme.example/u/7", "mailto": "u@acme.example"},
                   "metadata": {"order": "7", "shard": "eu-1"},
                   "expires_at": "2030-01-31T14:00:00+02:00",
                   "priority": "high"
@@ -131,7 +132,9 @@ class JobParserTest {
         assertThat(job.templateId()).isNull();
         assertThat(job.variables()).isEmpty();
         assertThat(job.headers()).containsOnly(
-                Map.entry("X-Order", "7"), Map.entry("List-Unsubscribe", "<mailto:u@acme.example>"));
+                Map.entry("X-Order", "7"), Map.entry("List-Id", "<news.acme.example>"));
+        assertThat(job.unsubscribe()).isEqualTo(
+                new dev.mailroom.contract.Unsubscribe("https://acme.example/u/7", "u@acme.example"));
         assertThat(job.metadata()).containsOnly(Map.entry("order", "7"), Map.entry("shard", "eu-1"));
         assertThat(job.expiresAt()).isEqualTo(Instant.parse("2030-01-31T12:00:00Z"));
         assertThat(job.priority()).isEqualTo(SendJob.Priority.high);
@@ -184,6 +187,18 @@ class JobParserTest {
         assertThat(job.expiresAt()).isNull();
         assertThat(job.html()).isNull();
         assertThat(job.tenant()).isNull();
+        assertThat(job.unsubscribe()).isNull();
+    }
+
+    @Test
+    void anUnsubscribeIsReadWithAndWithoutItsMailtoUnderSchemaVersionOne() {
+        SendJob both = parsed(bytes(minimal(j -> j.put("unsubscribe",
+                Map.of("url", "https://shop.example/u?t=abc%2C1", "mailto", "unsub+abc@shop.example")))));
+        assertThat(both.schemaVersion()).isEqualTo(1);
+        assertThat(both.unsubscribe()).isEqualTo(
+                new dev.mailroom.contract.Unsubscribe("https://shop.example/u?t=abc%2C1", "unsub+abc@shop.example"));
+        SendJob urlOnly = parsed(bytes(minimal(j -> j.put("unsubscribe", Map.of("url", "https://shop.example/u")))));
+        assertThat(urlOnly.unsubscribe()).isEqualTo(new dev.mailroom.contract.Unsubscribe("https://shop.example/u", null));
     }
 
     @ParameterizedTest
@@ -452,6 +467,24 @@ class JobParserTest {
                 violation("expires_at without offset", j -> j.put("expires_at", "2030-01-31T12:00:00"), "/expires_at: is not an RFC 3339 date-time"),
                 violation("expires_at impossible date", j -> j.put("expires_at", "2030-02-30T12:00:00Z"), "/expires_at: is not an RFC 3339 date-time"),
                 violation("expires_at epoch number", j -> j.put("expires_at", 1893456000), "/expires_at: integer found, string expected"),
+                violation("unsubscribe over http", j -> j.put("unsubscribe", Map.of("url", "http://shop.example/u")),
+                        "/unsubscribe/url: is not an https URL"),
+                violation("unsubscribe url with a comma", j -> j.put("unsubscribe", Map.of("url", "https://shop.example/u?a=1,2")),
+                        "/unsubscribe/url: is not an https URL"),
+                violation("unsubscribe url with a space", j -> j.put("unsubscribe", Map.of("url", "https://shop.example/u x")),
+                        "/unsubscribe/url: is not an https URL"),
+                violation("unsubscribe url with a line break", j -> j.put("unsubscribe", Map.of("url", "https://shop.example/u\r\nBcc: x@evil.example")),
+                        "/unsubscribe/url: "),
+                violation("unsubscribe without url", j -> j.put("unsubscribe", Map.of("mailto", "u@shop.example")),
+                        "/unsubscribe/url: is required"),
+                violation("unsubscribe mailto as a URI", j -> j.put("unsubscribe", Map.of("url", "https://shop.example/u", "mailto", "mailto:u@shop.example")),
+                        "/unsubscribe/mailto: is not an address"),
+                violation("unsubscribe mailto with a display name", j -> j.put("unsubscribe", Map.of("url", "https://shop.example/u", "mailto", "Shop <u@shop.example>")),
+                        "/unsubscribe/mailto: is not an address"),
+                violation("unsubscribe with an unknown field", j -> j.put("unsubscribe", Map.of("url", "https://shop.example/u", "post", "yes")),
+                        "/unsubscribe/post: is not a property of the job contract"),
+                violation("unsubscribe as a string", j -> j.put("unsubscribe", "https://shop.example/u"),
+                        "/unsubscribe: string found, object expected"),
                 violation("unknown priority", j -> j.put("priority", "urgent"), "/priority: does not have a value in the enumeration [\"low\", \"normal\", \"high\"]"));
     }
 
@@ -475,17 +508,19 @@ class JobParserTest {
     @ParameterizedTest
     @ValueSource(strings = {"Subject", "BCC", "bcc", "From", "to", "Cc", "Reply-To", "Sender", "Message-ID",
             "date", "MIME-Version", "Return-Path", "Content-Type", "content-transfer-encoding",
-            "Content-Disposition", "X-Mailroom-Message-Id", "x-mailroom-idempotency-key"})
+            "Content-Disposition", "X-Mailroom-Message-Id", "x-mailroom-idempotency-key", "List-Unsubscribe",
+            "list-unsubscribe-post"})
     void aHeaderMailroomOwnsIsASchemaViolation(String name) {
         Rejected r = rejected(bytes(minimal(j -> j.put("headers", Map.of("X-Fine", "1", name, "v")))));
         assertThat(r.reason()).isEqualTo(RejectReason.schema_violation);
         assertThat(r.detail()).isEqualTo("/headers/" + name + ": is a header Mailroom sets itself (addressing and "
-                + "subject come from the job's fields, Content-* and MIME-Version from its content); remove it from headers");
+                + "subject come from the job's fields, Content-* and MIME-Version from its content, List-Unsubscribe* from "
+                + "unsubscribe); remove it from headers");
         assertThat(r.messageId()).isEqualTo("msg-1");
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"X-Order", "List-Unsubscribe", "In-Reply-To", "References", "X-Subject", "Contents"})
+    @ValueSource(strings = {"X-Order", "List-Id", "In-Reply-To", "References", "X-Subject", "Contents"})
     void headersMailroomDoesNotOwnPass(String name) {
         assertThat(parsed(bytes(minimal(j -> j.put("headers", Map.of(name, "v"))))).headers()).containsEntry(name, "v");
     }
@@ -612,7 +647,7 @@ class JobParserTest {
         assertThat(properties).containsExactlyInAnyOrder(
                 "schema_version", "message_id", "idempotency_key", "tenant", "campaign_id", "category",
                 "from", "to", "cc", "bcc", "reply_to", "subject", "text", "html", "template_id", "variables",
-                "headers", "metadata", "expires_at", "priority");
+                "headers", "metadata", "expires_at", "priority", "unsubscribe");
         Set<String> required = new HashSet<>();
         schema.path("required").forEach(n -> required.add(n.asText()));
         assertThat(required).containsExactlyInAnyOrder("schema_version", "message_id", "from", "to");

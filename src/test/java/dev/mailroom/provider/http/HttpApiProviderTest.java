@@ -97,6 +97,28 @@ class HttpApiProviderTest {
         assertThat(body.path("category").asText()).isEqualTo("receipt");
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"generic", "resend"})
+    void everyProfileCarriesTheOneClickUnsubscribeInItsHeaders(String name) throws Exception {
+        HttpApiProfile profile = "resend".equals(name) ? HttpApiProfile.RESEND : HttpApiProfile.GENERIC;
+        String path = profile.defaultPath();
+        stub(path, aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+                .withBody("{\"id\":\"x-1\"}"));
+        OutboundMail m = mail();
+        OutboundMail withUnsubscribe = new OutboundMail(m.messageId(), m.idempotencyKey(), m.from(), m.to(), m.cc(),
+                m.bcc(), m.replyTo(), m.subject(), m.text(), m.html(), m.headers(), m.metadata(), m.tenant(),
+                m.campaignId(), m.category(),
+                new dev.mailroom.contract.Unsubscribe("https://shop.example/u", "u@shop.example"));
+
+        provider(profile).send(withUnsubscribe, checkpoint);
+
+        JsonNode headers = JSON.readTree(onlyRequest(path).getBodyAsString()).path("headers");
+        assertThat(headers.path("List-Unsubscribe").asText())
+                .isEqualTo("<https://shop.example/u>, <mailto:u@shop.example>");
+        assertThat(headers.path("List-Unsubscribe-Post").asText()).isEqualTo("List-Unsubscribe=One-Click");
+        assertThat(headers.path("X-Campaign").asText()).isEqualTo("spring");
+    }
+
     @Test
     void resendProfilePostsResendsBodyToEmails() throws Exception {
         stub("/emails", aResponse().withStatus(200).withHeader("Content-Type", "application/json")

@@ -5,6 +5,7 @@ import dev.mailroom.testsupport.Ports;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.mailroom.contract.Unsubscribe;
 import dev.mailroom.provider.OutboundMail;
 import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.provider.ProviderResponse.Status;
@@ -15,6 +16,7 @@ import jakarta.mail.Session;
 import jakarta.mail.internet.InternetAddress;
 import jakarta.mail.internet.MimeMessage;
 import jakarta.mail.internet.MimeMultipart;
+import jakarta.mail.internet.MimeUtility;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -154,10 +156,35 @@ class SmtpProviderTest {
 
         MimeMessage parsed = parse(server.received().get(0));
         assertThat(parsed.getHeader("X-Campaign", null)).isEqualTo("spring-sale");
-        assertThat(parsed.getHeader("List-Unsubscribe", null)).isEqualTo("<mailto:unsubscribe@example.com>");
         assertThat(parsed.getHeader("X-Mailroom-Message-Id", null)).isEqualTo("msg-42");
         assertThat(parsed.getHeader("X-Mailroom-Idempotency-Key", null)).isEqualTo("effect-42");
         assertThat(parsed.getMessageID()).isEqualTo(expectedMessageId("effect-42"));
+    }
+
+    @Test
+    void aOneClickUnsubscribeArrivesAsRfc8058Says() throws Exception {
+        // long enough that the header is folded on the wire: the relay's copy must unfold to the same list
+        String url = "https://shop.example/unsubscribe?list=newsletter&token=" + "t".repeat(60);
+        provider().send(withUnsubscribe(mail("m1", "k1"), new Unsubscribe(url, "unsubscribe@shop.example")),
+                checkpoint);
+
+        MimeMessage parsed = parse(server.received().get(0));
+        String[] lists = parsed.getHeader("List-Unsubscribe");
+        assertThat(lists).hasSize(1);
+        // RFC 2369: a comma-separated list of <URI>; RFC 8058: one of them https, and exactly this POST header
+        List<String> uris = Stream.of(MimeUtility.unfold(lists[0]).split(","))
+                .map(String::strip).toList();
+        assertThat(uris).containsExactly("<" + url + ">", "<mailto:unsubscribe@shop.example>");
+        assertThat(parsed.getHeader("List-Unsubscribe-Post")).containsExactly("List-Unsubscribe=One-Click");
+    }
+
+    @Test
+    void withoutAnUnsubscribeNeitherHeaderIsSet() throws Exception {
+        provider().send(mail("m1", "k1"), checkpoint);
+
+        MimeMessage parsed = parse(server.received().get(0));
+        assertThat(parsed.getHeader("List-Unsubscribe")).isNull();
+        assertThat(parsed.getHeader("List-Unsubscribe-Post")).isNull();
     }
 
     static Stream<Map<String, String>> forbiddenHeaders() {
@@ -169,6 +196,8 @@ class SmtpProviderTest {
                 Map.of("Message-ID", "<chosen@example.com>"),
                 Map.of("DATE", "Mon, 1 Jan 2024 00:00:00 +0000"),
                 Map.of("X-Mailroom-Idempotency-Key", "other"),
+                Map.of("List-Unsubscribe", "<https://evil.example/u>"),
+                Map.of("list-unsubscribe-post", "List-Unsubscribe=One-Click"),
                 Map.of("Bad Name", "x"));
     }
 
@@ -459,13 +488,19 @@ class SmtpProviderTest {
         return new OutboundMail(messageId, key, "Zoë Sender <sender@example.com>",
                 List.of("to@example.com"), List.of("cc@example.com"), List.of("hidden@example.com"),
                 "reply@example.com", "Grüße aus Köln", "Hallo Jürgen", "<p>Hallo Jürgen</p>",
-                Map.of("X-Campaign", "spring-sale", "List-Unsubscribe", "<mailto:unsubscribe@example.com>"),
-                Map.of("order", "o-1"), "acme", "camp-1", "receipt");
+                Map.of("X-Campaign", "spring-sale"), Map.of("order", "o-1"), "acme", "camp-1", "receipt");
     }
 
     private static OutboundMail withHeaders(OutboundMail m, Map<String, String> headers) {
         return new OutboundMail(m.messageId(), m.idempotencyKey(), m.from(), m.to(), m.cc(), m.bcc(), m.replyTo(),
-                m.subject(), m.text(), m.html(), headers, m.metadata(), m.tenant(), m.campaignId(), m.category());
+                m.subject(), m.text(), m.html(), headers, m.metadata(), m.tenant(), m.campaignId(), m.category(),
+                m.unsubscribe());
+    }
+
+    private static OutboundMail withUnsubscribe(OutboundMail m, Unsubscribe unsubscribe) {
+        return new OutboundMail(m.messageId(), m.idempotencyKey(), m.from(), m.to(), m.cc(), m.bcc(), m.replyTo(),
+                m.subject(), m.text(), m.html(), m.headers(), m.metadata(), m.tenant(), m.campaignId(), m.category(),
+                unsubscribe);
     }
 
     /** Computed here, independently of the provider: first 32 hex digits of SHA-256 of the key. */
