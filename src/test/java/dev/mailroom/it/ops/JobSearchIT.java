@@ -39,6 +39,7 @@ class JobSearchIT {
     static String jobTo(String messageId, String recipient, String subject) {
         return """
                 {"schema_version": 1, "message_id": "%s", "tenant": "it", "campaign_id": "it-person",
+                 "unsubscribe": {"url": "https://example.com/unsubscribe/it"},
                  "from": "Mailroom IT <noreply@example.com>", "to": ["%s"], "subject": "%s", "text": "Hi."}"""
                 .formatted(messageId, recipient, subject);
     }

@@ -208,7 +208,7 @@ class RedriveIT {
         Instant start = Instant.now();
         scenario.outage(true);
         String job = """
-                {"schema_version": 1, "message_id": "%s", "expires_at": "%s",
+                {"schema_version": 1, "message_id": "%s", "expires_at": "%s", "unsubscribe": {"url": "https://example.com/unsubscribe/it"},
                  "from": "noreply@example.com", "to": ["alice@example.com"], "subject": "Your code", "text": "1234"}"""
                 .formatted(messageId, Instant.now().plusSeconds(8));
         env.jms().sendText(RedriveScenario.QUEUE, job);
@@ -233,11 +233,11 @@ class RedriveIT {
         Instant start = Instant.now();
         // no "to": poison (schema_violation), dead-lettered at once with its bytes
         env.jms().sendText(RedriveScenario.QUEUE, """
-                {"schema_version": 1, "message_id": "%s", "idempotency_key": "%s",
+                {"schema_version": 1, "message_id": "%s", "idempotency_key": "%s", "unsubscribe": {"url": "https://example.com/unsubscribe/it"},
                  "from": "noreply@example.com", "subject": "Receipt", "text": "Thanks"}""".formatted(messageId, key));
         long id = scenario.awaitDeadLetters(List.of(messageId), "poison", start).get(messageId);
         String fixed = """
-                {"schema_version": 1, "message_id": "%s", "idempotency_key": "%s",
+                {"schema_version": 1, "message_id": "%s", "idempotency_key": "%s", "unsubscribe": {"url": "https://example.com/unsubscribe/it"},
                  "from": "noreply@example.com", "to": ["bob@example.com"], "subject": "Receipt", "text": "Thanks"}"""
                 .formatted(messageId, key);
 

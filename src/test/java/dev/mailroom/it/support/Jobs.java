@@ -26,9 +26,14 @@ public final class Jobs {
         return name + "-" + UUID.randomUUID().toString().substring(0, 8) + "-";
     }
 
+    /**
+     * A rendered job to alice. Every job here carries a one-click unsubscribe, so the same job is valid on the bulk
+     * queue (which requires one) and on the transactional one.
+     */
     public static String job(String messageId) {
         return """
                 {"schema_version": 1, "message_id": "%s", "tenant": "it", "campaign_id": "it-campaign",
+                 "unsubscribe": {"url": "https://example.com/unsubscribe/it"},
                  "from": "Mailroom IT <noreply@example.com>", "to": ["alice@example.com"],
                  "subject": "Hello %s", "text": "Hi Alice, this is %s."}""".formatted(messageId, messageId, messageId);
     }
@@ -38,6 +43,7 @@ public final class Jobs {
         String recipients = String.join(", ", to.stream().map(a -> "\"" + a + "\"").toList());
         return """
                 {"schema_version": 1, "message_id": "%s", "tenant": "it", "campaign_id": "it-campaign",
+                 "unsubscribe": {"url": "https://example.com/unsubscribe/it"},
                  "from": "Mailroom IT <noreply@example.com>", "to": [%s],
                  "subject": "Hello %s", "text": "Hi, this is %s."}""".formatted(messageId, recipients, messageId, messageId);
     }
