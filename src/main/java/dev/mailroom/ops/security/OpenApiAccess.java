@@ -1,6 +1,5 @@
-package dev.mailroom.ops.api;
+package dev.mailroom.ops.security;
 
-import dev.mailroom.ops.security.AccessRules;
 import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.openapi.OASFactory;
