@@ -98,7 +98,7 @@ public class RetentionBatch {
     private List<Object[]> candidates(JobRetentionPolicy.Cohort cohort, Instant now, int size) {
         String which = cohort.category() != null ? "j.category = :category"
                 : cohort.others().isEmpty() ? "1 = 1" : "(j.category is null or j.category not in (:others))";
-        Query q = em.createNativeQuery("select j.id, j.state, j.category, j.updated_at from mail_job j where " + which
+        Query q = em.createNativeQuery("select j.id, j.state, j.category, j.updated_at from mail_job j where " + which + " "
                 + """
                  and j.state in (:states) and j.updated_at <= :before
                  and not exists (select 1 from dead_letter d where d.job_id = j.id and d.status in ('open', 'replaying'))
