@@ -24,6 +24,8 @@ import java.util.Set;
 public final class JobRetentionPolicy {
 
     static final String RETENTION = "mailroom.jobs.retention";
+    /** A category's own retention: {@code mailroom.jobs.retention.<category>}. */
+    static final String RETENTION_PREFIX = "mailroom.jobs.retention.";
     static final String CLAIM_WINDOW = "mailroom.jobs.claim-window";
     static final String INTERVAL = "mailroom.jobs.retention-interval";
 
@@ -68,8 +70,8 @@ public final class JobRetentionPolicy {
         public static Settings read(SettingsReader settings, Iterable<String> names) {
             Map<String, Duration> byCategory = new LinkedHashMap<>();
             for (String name : names) {
-                if (name.startsWith(RETENTION + ".")) {
-                    byCategory.put(name.substring(RETENTION.length() + 1), settings.positiveDuration(null, name));
+                if (name.startsWith(RETENTION_PREFIX)) {
+                    byCategory.put(name.substring(RETENTION_PREFIX.length()), settings.positiveDuration(null, name));
                 }
             }
             return new Settings(settings.positiveDuration(Duration.ofDays(30), RETENTION), byCategory,
