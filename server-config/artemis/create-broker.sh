@@ -10,7 +10,7 @@
 # ha=true) follow it. Environment (defaults in brackets):
 #   MAILROOM_ARTEMIS_NAME [primary|backup]        broker name (the MBean key broker="<name>")
 #   MAILROOM_ARTEMIS_HOST [127.0.0.1]             acceptor host, also announced to clients and the peer
-#   MAILROOM_ARTEMIS_PORT [61616]                 core acceptor port
+#   MAILROOM_ARTEMIS_PORT [61616]                 acceptor port (core and AMQP 1.0)
 #   MAILROOM_ARTEMIS_PEER                         the other broker's acceptor, tcp://host:port (required)
 #   MAILROOM_ARTEMIS_CONSOLE_HOST [$MAILROOM_ARTEMIS_HOST], MAILROOM_ARTEMIS_CONSOLE_PORT [8161]
 #                                                 web console and Jolokia (/console/jolokia)
@@ -57,8 +57,11 @@ etc="$instance/etc"
 # Mailroom's addresses, dead-letter queues, address settings and security roles
 cp "$here/broker.properties" "$etc/broker.properties"
 
-# Core protocol only: Mailroom and its producers speak core (JMS); fewer open doors.
-sed -i 's/protocols=CORE,AMQP,STOMP,HORNETQ,MQTT,OPENWIRE/protocols=CORE/' "$etc/broker.xml"
+# Core (Mailroom and Java producers, JMS) and AMQP 1.0 (producers in other languages, docs/producers.md) on the one
+# acceptor; STOMP, MQTT, OpenWire and HornetQ stay closed: fewer open doors.
+sed -i 's/protocols=CORE,AMQP,STOMP,HORNETQ,MQTT,OPENWIRE/protocols=CORE,AMQP/' "$etc/broker.xml"
+grep -q 'protocols=CORE,AMQP;' "$etc/broker.xml" \
+  || { echo "could not limit the acceptor to CORE,AMQP in $etc/broker.xml" >&2; exit 1; }
 # A pair of two cannot win a quorum vote once one of them is gone: the primary must keep serving when
 # its backup dies (not shut itself down), and a restarted primary must first ask whether the backup has
 # taken over (and then fail back to it) instead of serving its stale journal.

@@ -17,6 +17,7 @@ import dev.mailroom.reconcile.WatchSettings;
 import dev.mailroom.recoverability.AimdRateLimiter;
 import dev.mailroom.recoverability.CircuitBreaker;
 import dev.mailroom.recoverability.RetryPolicy;
+import dev.mailroom.redrive.RedriveSettings;
 import dev.mailroom.stopline.StopLineSettings;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import java.time.Clock;
@@ -64,6 +65,7 @@ class SettingsRefusedAtBootTest {
     static final Consumer<Map<String, String>> WATCH =
             values -> WatchSettings.read(SettingsReader.of(values), values.keySet());
     static final Consumer<Map<String, String>> ALERTS = concern(r -> AlertRouting.fromConfig(r.lookup()));
+    static final Consumer<Map<String, String>> REDRIVE = concern(RedriveSettings::read);
 
     /** The SMTP keys that have no default in code (they come from microprofile-config.properties). */
     private static final Map<String, String> SMTP_BASE = Map.of("mailroom.smtp.host", "127.0.0.1",
@@ -101,7 +103,12 @@ class SettingsRefusedAtBootTest {
                 // the delivery watch and alerts
                 row(WATCH, "mailroom.reconcile.bounce-rate-threshold", "5%", "0.05", "a number from 0.0 to 1.0"),
                 row(WATCH, "mailroom.reconcile.silence-limit.relay-a", "2 hours", "2h", "positive duration"),
-                row(ALERTS, "mailroom.alerts.burst.window", "soon", "5m", "500ms"));
+                row(ALERTS, "mailroom.alerts.burst.window", "soon", "5m", "500ms"),
+                // a redrive's defaults: held to the bounds a plan's own options are
+                row(REDRIVE, "mailroom.redrive.sample-size", "5000", "20", "whole number from 0 to 1000"),
+                row(REDRIVE, "mailroom.redrive.rate-per-second", "0", "5", "above 0 and at most 100"),
+                row(REDRIVE, "mailroom.redrive.sample-timeout", "2h", "5m", "at most 1h"),
+                row(REDRIVE, "mailroom.redrive.max-laps", "0", "2", "whole number from 1"));
     }
 
     @ParameterizedTest(name = "{1}={2}")

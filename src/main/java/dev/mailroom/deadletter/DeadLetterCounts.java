@@ -250,42 +250,48 @@ public class DeadLetterCounts {
             // deleted as empty between our insert and update (dropEmpty): create it again
         }
         if (d.removed > 0) {
-            // a removal may have taken the first or last: read them again from the rows (an index range, V8),
-            // now that this transaction holds the group row's lock
-            StringBuilder sql = new StringBuilder("select min(failed_at), max(failed_at) from dead_letter where 1 = 1");
-            List<String> values = k.values();
-            List<String> params = new ArrayList<>();
-            for (int i = 0; i < GROUP_COLUMNS.length; i++) {
-                if (values.get(i).isEmpty()) {
-                    sql.append(" and (").append(GROUP_COLUMNS[i]).append(" is null or ").append(GROUP_COLUMNS[i])
-                            .append(" = '')");
-                } else {
-                    params.add(values.get(i));
-                    sql.append(" and ").append(GROUP_COLUMNS[i]).append(" = ?").append(params.size());
-                }
-            }
-            if (bucketed != null) {
-                // the bucket's members only: the same index, a narrower failed_at range
-                sql.append(" and failed_at >= ?").append(params.size() + 1).append(" and failed_at < ?")
-                        .append(params.size() + 2);
-            }
-            Query q = em.createNativeQuery(sql.toString());
-            for (int i = 0; i < params.size(); i++) {
-                q.setParameter(i + 1, params.get(i));
-            }
-            if (bucketed != null) {
-                q.setParameter(params.size() + 1, Instant.ofEpochSecond(bucketed * tier.seconds))
-                        .setParameter(params.size() + 2, Instant.ofEpochSecond((bucketed + 1) * tier.seconds));
-            }
-            Object[] r = (Object[]) q.getSingleResult();
-            if (r[0] == null) {
-                keyed(em.createNativeQuery("update " + table + " set first_failed_at = null,"
-                        + " last_failed_at = null" + where), k.values()).executeUpdate();
+            refreshFirstAndLast(k, tier, bucketed, table, where);
+        }
+    }
+
+    /**
+     * After a removal, which may have taken the group's first or last dead letter: both read again from the rows
+     * (an index range, V8), now that this transaction holds the group row's lock.
+     */
+    private void refreshFirstAndLast(GroupKey k, GroupTier tier, Long bucketed, String table, String where) {
+        StringBuilder sql = new StringBuilder("select min(failed_at), max(failed_at) from dead_letter where 1 = 1");
+        List<String> values = k.values();
+        List<String> params = new ArrayList<>();
+        for (int i = 0; i < GROUP_COLUMNS.length; i++) {
+            if (values.get(i).isEmpty()) {
+                sql.append(" and (").append(GROUP_COLUMNS[i]).append(" is null or ").append(GROUP_COLUMNS[i])
+                        .append(" = '')");
             } else {
-                keyed(em.createNativeQuery("update " + table + " set first_failed_at = ?8,"
-                        + " last_failed_at = ?9" + where), k.values())
-                        .setParameter(8, instant(r[0])).setParameter(9, instant(r[1])).executeUpdate();
+                params.add(values.get(i));
+                sql.append(" and ").append(GROUP_COLUMNS[i]).append(" = ?").append(params.size());
             }
+        }
+        if (bucketed != null) {
+            // the bucket's members only: the same index, a narrower failed_at range
+            sql.append(" and failed_at >= ?").append(params.size() + 1).append(" and failed_at < ?")
+                    .append(params.size() + 2);
+        }
+        Query q = em.createNativeQuery(sql.toString());
+        for (int i = 0; i < params.size(); i++) {
+            q.setParameter(i + 1, params.get(i));
+        }
+        if (bucketed != null) {
+            q.setParameter(params.size() + 1, Instant.ofEpochSecond(bucketed * tier.seconds))
+                    .setParameter(params.size() + 2, Instant.ofEpochSecond((bucketed + 1) * tier.seconds));
+        }
+        Object[] r = (Object[]) q.getSingleResult();
+        if (r[0] == null) {
+            keyed(em.createNativeQuery("update " + table + " set first_failed_at = null,"
+                    + " last_failed_at = null" + where), k.values()).executeUpdate();
+        } else {
+            keyed(em.createNativeQuery("update " + table + " set first_failed_at = ?8,"
+                    + " last_failed_at = ?9" + where), k.values())
+                    .setParameter(8, instant(r[0])).setParameter(9, instant(r[1])).executeUpdate();
         }
     }
 

@@ -105,6 +105,18 @@ public class DeadLetterMonitor implements LeasedWork {
     }
 
     void applyRetention(Instant now) {
+        // the counts of the purge and of the expiries are applied at once, after the last dead letter's change
+        // (DeadLetterCounts' one lock order)
+        List<DeadLetterCounts.Change> changed = new java.util.ArrayList<>();
+        purgeResolved(now, changed);
+        announceExpiring(now);
+        expireOpen(now, changed);
+        counts.apply(changed);
+        counts.dropEmpty();
+    }
+
+    /** Resolved and past retention: purged, with its events, revisions and any broker copy left behind. */
+    private void purgeResolved(Instant now, List<DeadLetterCounts.Change> changed) {
         // resolved and past retention: purged (the job's timeline keeps what happened), with any broker copy
         // a discard or replay before copies were removed with it left behind
         em.createQuery("""
@@ -122,9 +134,6 @@ public class DeadLetterMonitor implements LeasedWork {
                         where status in ('replayed', 'discarded') and retention_until <= ?1
                         order by id fetch first""" + " " + PURGE_PER_PASS + " rows only for update")
                 .setParameter(1, now).getResultList();
-        // the counts of the purge and of the expiries below are applied at once, after the last dead letter's
-        // change (DeadLetterCounts' one lock order)
-        List<DeadLetterCounts.Change> changed = new java.util.ArrayList<>();
         for (int from = 0; from < rows.size(); from += PURGE_BATCH) {
             List<Object[]> batch = rows.subList(from, Math.min(rows.size(), from + PURGE_BATCH));
             List<Long> ids = batch.stream().map(r -> ((Number) r[0]).longValue()).toList();
@@ -137,8 +146,10 @@ public class DeadLetterMonitor implements LeasedWork {
                     (String) r[2], (String) r[3], (String) r[4], (String) r[5], (String) r[6], (String) r[7],
                     DeadLetterCounts.instant(r[8])), null)));
         }
+    }
 
-        // open and about to expire: announced once
+    /** Open and about to expire: announced once. */
+    private void announceExpiring(Instant now) {
         Instant horizon = now.plus(alertBefore);
         for (DeadLetter d : em.createQuery("""
                         select d from DeadLetter d where d.status = 'open' and d.retentionUntil <= :horizon
@@ -150,8 +161,10 @@ public class DeadLetterMonitor implements LeasedWork {
                     + ") is still open and its retention ends at " + d.getRetentionUntil(), null, null,
                     d.getRetentionUntil(), now));
         }
+    }
 
-        // open and past retention: expired, envelope kept, payload dropped
+    /** Open and past retention: expired, envelope kept, payload dropped, broker copy removed. */
+    private void expireOpen(Instant now, List<DeadLetterCounts.Change> changed) {
         for (DeadLetter d : em.createQuery(
                         "select d from DeadLetter d where d.status = 'open' and d.retentionUntil <= :now", DeadLetter.class)
                 .setParameter("now", now).getResultList()) {
@@ -164,8 +177,6 @@ public class DeadLetterMonitor implements LeasedWork {
             d.dropPayload();
             changed.add(new DeadLetterCounts.Change(before, DeadLetterCounts.Counted.of(d)));
         }
-        counts.apply(changed);
-        counts.dropEmpty();
     }
 
     void checkOldestAge(DeadLetterStats.Snapshot snapshot, Instant now) {

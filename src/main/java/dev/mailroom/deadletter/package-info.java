@@ -5,6 +5,6 @@
  * monitor (retention, the oldest open one, metrics) and the counts. Owns nothing of the decision to dead-letter:
  * that is {@code recoverability}'s; the arrival is an event {@code alert} and {@code stopline} observe.
  *
- * <p>May use: platform, job.
+ * <p>May use: contract, platform, job.
  */
 package dev.mailroom.deadletter;

@@ -1,5 +1,7 @@
 package dev.mailroom.job;
 
+import dev.mailroom.contract.RejectReason;
+
 import java.util.Objects;
 
 /**
@@ -11,7 +13,7 @@ import java.util.Objects;
 public sealed interface ParseResult {
 
     /** Upper bound of {@link Rejected#detail()}, in characters; details are stored and shown verbatim. */
-    int MAX_DETAIL_CHARS = 2_000;
+    int MAX_DETAIL_CHARS = dev.mailroom.contract.JobContract.MAX_DETAIL_CHARS;
 
     /** The body is a valid job. */
     record Parsed(SendJob job) implements ParseResult {

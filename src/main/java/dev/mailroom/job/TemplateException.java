@@ -1,5 +1,7 @@
 package dev.mailroom.job;
 
+import dev.mailroom.contract.RejectReason;
+
 import java.util.Objects;
 
 /**

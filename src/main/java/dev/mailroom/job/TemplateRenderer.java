@@ -1,28 +1,22 @@
 package dev.mailroom.job;
 
+import dev.mailroom.contract.RejectReason;
+
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
-import com.github.mustachejava.DefaultMustacheFactory;
-import com.github.mustachejava.DefaultMustacheVisitor;
 import com.github.mustachejava.Mustache;
 import com.github.mustachejava.MustacheException;
 import com.github.mustachejava.MustacheFactory;
-import com.github.mustachejava.MustacheVisitor;
-import com.github.mustachejava.TemplateContext;
-import com.github.mustachejava.codes.ValueCode;
-import com.github.mustachejava.reflect.MapObjectHandler;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.io.Writer;
-import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
@@ -75,8 +69,8 @@ public final class TemplateRenderer {
     /** What a template id must look like (whole string). */
     public static final Pattern TEMPLATE_ID = Pattern.compile("[A-Za-z0-9._-]{1,100}");
 
-    private static final Pattern PLACEHOLDER_NAME = Pattern.compile("[A-Za-z0-9_-]+(?:\\.[A-Za-z0-9_-]+)*");
-    private static final Pattern CONTROL = Pattern.compile("[\\x00-\\x1F\\x7F-\\x9F\\u2028\\u2029]");
+    static final Pattern PLACEHOLDER_NAME = Pattern.compile("[A-Za-z0-9_-]+(?:\\.[A-Za-z0-9_-]+)*");
+    static final Pattern CONTROL = Pattern.compile("[\\x00-\\x1F\\x7F-\\x9F\\u2028\\u2029]");
     private static final int MAX_TEMPLATE_BYTES = 1024 * 1024;
     private static final ObjectMapper MAPPER = JsonMapper.builder()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
@@ -115,7 +109,7 @@ public final class TemplateRenderer {
         }
         Template template = template(job.templateId());
 
-        MissingNames missing = new MissingNames(new LinkedHashSet<>());
+        PlaceholderFactory.MissingNames missing = new PlaceholderFactory.MissingNames(new LinkedHashSet<>());
         String subject = template.subject.render(job.variables(), missing);
         String text = template.text == null ? null : template.text.render(job.variables(), missing);
         String html = template.html == null ? null : template.html.render(job.variables(), missing);
@@ -190,7 +184,7 @@ public final class TemplateRenderer {
         }
     }
 
-    private static String abbreviate(String s) {
+    static String abbreviate(String s) {
         return s.length() <= 100 ? s : s.substring(0, 97) + "...";
     }
 
@@ -217,9 +211,9 @@ public final class TemplateRenderer {
                             + "' (allowed: subject, text, html)");
                 }
             });
-            Part subject = part(source, root, "subject", Escaping.SUBJECT);
-            Part text = part(source, root, "text", Escaping.NONE);
-            Part html = part(source, root, "html", Escaping.HTML);
+            Part subject = part(source, root, "subject", TemplateEscaping.SUBJECT);
+            Part text = part(source, root, "text", TemplateEscaping.NONE);
+            Part html = part(source, root, "html", TemplateEscaping.HTML);
             if (subject == null || (text == null && html == null)) {
                 throw new IllegalStateException("template " + source + " needs a subject and a text or html part");
             }
@@ -229,7 +223,7 @@ public final class TemplateRenderer {
             return new Template(subject, text, html);
         }
 
-        private static Part part(String source, JsonNode root, String key, Escaping escaping) {
+        private static Part part(String source, JsonNode root, String key, TemplateEscaping escaping) {
             JsonNode n = root.get(key);
             if (n == null) {
                 return null;
@@ -256,167 +250,11 @@ public final class TemplateRenderer {
             }
         }
 
-        String render(Map<String, Object> variables, MissingNames missing) {
+        String render(Map<String, Object> variables, PlaceholderFactory.MissingNames missing) {
             StringWriter out = new StringWriter(source.length() + 64);
             // scopes are searched from the last; the collector is first and, not being a map, never matches
             mustache.execute(out, List.of(missing, variables));
             return out.toString();
-        }
-    }
-
-    /** The placeholders of one render that had no value, in order of use. */
-    private record MissingNames(Set<String> names) {
-    }
-
-    /** How a part writes a value: each is a Mustache factory whose {@code encode} is that escaping. */
-    private enum Escaping {
-        NONE {
-            @Override
-            void write(String value, Writer out) throws IOException {
-                out.write(value);
-            }
-        },
-        HTML {
-            @Override
-            void write(String value, Writer out) throws IOException {
-                for (int i = 0; i < value.length(); i++) {
-                    char c = value.charAt(i);
-                    switch (c) {
-                        case '&' -> out.write("&amp;");
-                        case '<' -> out.write("&lt;");
-                        case '>' -> out.write("&gt;");
-                        case '"' -> out.write("&quot;");
-                        case '\'' -> out.write("&#39;");
-                        default -> out.write(c);
-                    }
-                }
-            }
-        },
-        SUBJECT {
-            @Override
-            void write(String value, Writer out) throws IOException {
-                out.write(CONTROL.matcher(value).replaceAll(" "));
-            }
-        };
-
-        final MustacheFactory factory = new PlaceholderFactory(this);
-
-        /**
-         * Writes one value. Not mustache.java's own {@code HtmlEscaper}: that one also encodes {@code =}
-         * and a backtick, which turns every URL in an attribute into {@code &#61;} soup.
-         */
-        abstract void write(String value, Writer out) throws IOException;
-    }
-
-    /**
-     * mustache.java restricted to {@code {{name}}} placeholders over the job's variable maps: no
-     * partials (nothing is read from disk or classpath), no reflection into the values (a missing
-     * {@code {{empty}}} must not print {@code Map.isEmpty()}), numbers as written, and a placeholder
-     * without a scalar value recorded as missing instead of rendered as nothing.
-     */
-    private static final class PlaceholderFactory extends DefaultMustacheFactory {
-
-        private final Escaping escaping;
-
-        PlaceholderFactory(Escaping escaping) {
-            super(name -> null); // no partials: a {{>x}} is refused below before it is resolved
-            this.escaping = escaping;
-            setObjectHandler(new VariablesHandler());
-        }
-
-        @Override
-        public void encode(String value, Writer writer) {
-            try {
-                escaping.write(value, writer);
-            } catch (IOException e) {
-                throw new MustacheException("cannot write a value", e);
-            }
-        }
-
-        /**
-         * The tags a template may not use, by the {@link MustacheVisitor} method mustache.java's parser calls for
-         * each, with how a refusal names it ({@code %s}: the tag's name).
-         */
-        private static final Map<String, String> REFUSED = Map.of(
-                "iterable", "{{#%s}} (a section)",
-                "notIterable", "{{^%s}} (an inverted section)",
-                "name", "{{$%s}} (a block)",
-                "checkName", "{{?%s}} (a block check)",
-                "partial", "{{>%s}} (a partial)",
-                "dynamicPartial", "{{>%s}} (a dynamic partial)",
-                "extend", "{{<%s}} (inheritance)",
-                "pragma", "{{%%%s}} (a pragma)",
-                "comment", "{{!...}} (a comment)");
-
-        /** What the parser may call: text, the document's structure, and values (checked in {@code value}). */
-        private static final Set<String> ALLOWED = Set.of("mustache", "write", "eof", "value");
-
-        /**
-         * A visitor that lets only text and {@code {{name}}} placeholders through: the parser's calls named in
-         * {@link #ALLOWED} go to a {@link DefaultMustacheVisitor} whose {@code value} takes escaped placeholders
-         * only, every other call is a refused tag ({@link #REFUSED}, or named by its method: a tag kind a later
-         * mustache.java adds is refused until it is allowed here). One table instead of an override per tag kind.
-         */
-        @Override
-        public MustacheVisitor createMustacheVisitor() {
-            MustacheVisitor placeholders = new DefaultMustacheVisitor(this) {
-                @Override
-                public void value(TemplateContext tc, String variable, boolean encoded) {
-                    if (!encoded) {
-                        throw notAPlaceholder(tc, "{{{" + variable + "}}} (an unescaped value)");
-                    }
-                    if (!PLACEHOLDER_NAME.matcher(variable).matches()) {
-                        throw notAPlaceholder(tc, "{{" + variable + "}}");
-                    }
-                    list.add(new Placeholder(tc, df, variable));
-                }
-            };
-            return (MustacheVisitor) java.lang.reflect.Proxy.newProxyInstance(MustacheVisitor.class.getClassLoader(),
-                    new Class<?>[] {MustacheVisitor.class}, (proxy, method, args) -> {
-                        if (method.getDeclaringClass() == MustacheVisitor.class && !ALLOWED.contains(method.getName())) {
-                            throw notAPlaceholder((TemplateContext) args[0], REFUSED.getOrDefault(method.getName(),
-                                    "{{%s}} (" + method.getName() + ")").formatted(args.length > 1 ? args[1] : ""));
-                        }
-                        try {
-                            return method.invoke(placeholders, args);
-                        } catch (java.lang.reflect.InvocationTargetException e) {
-                            throw e.getCause();
-                        }
-                    });
-        }
-
-        private static MustacheException notAPlaceholder(TemplateContext tc, String tag) {
-            return new MustacheException("line " + tc.line() + " has " + abbreviate(tag)
-                    + "; only {{name}} and {{path.to.name}} placeholders are allowed");
-        }
-    }
-
-    /** A {{name}} that records itself as missing when it has no scalar value. */
-    private static final class Placeholder extends ValueCode {
-
-        Placeholder(TemplateContext tc, DefaultMustacheFactory df, String variable) {
-            super(tc, df, variable, true);
-        }
-
-        @Override
-        public Writer execute(Writer writer, List<Object> scopes) {
-            Object value = get(scopes);
-            if (!(value instanceof String || value instanceof Number || value instanceof Boolean)) {
-                ((MissingNames) scopes.get(0)).names().add(name); // absent, null, an object or a list
-            }
-            return super.execute(writer, scopes);
-        }
-    }
-
-    /** Looks values up in the variable maps only (dotted paths), and prints numbers as written. */
-    private static final class VariablesHandler extends MapObjectHandler {
-        @Override
-        public String stringify(Object value) {
-            if (value instanceof BigDecimal d) {
-                // as written (12.50), but never expand an extreme exponent into a huge string
-                return Math.abs(d.scale()) <= 100 ? d.toPlainString() : d.toString();
-            }
-            return super.stringify(value);
         }
     }
 }

@@ -6,6 +6,6 @@
  * timeline events and idempotency claims ({@link dev.mailroom.job.JobLedger}). The ledger gathers facts and
  * records what the pure admission and suppression policies of {@code recoverability} decide.
  *
- * <p>May use: platform, provider, recoverability.
+ * <p>May use: contract, platform, provider, recoverability.
  */
 package dev.mailroom.job;

@@ -5,23 +5,15 @@ import dev.mailroom.deadletter.DeadLetterActions;
 import dev.mailroom.deadletter.DeadLetterCounts;
 import dev.mailroom.deadletter.DeadLetterQueries;
 import dev.mailroom.platform.Refused;
-import dev.mailroom.platform.Destinations;
 import dev.mailroom.job.Incoming;
-import dev.mailroom.job.JmsMessages;
 import dev.mailroom.job.JobLedger;
 import dev.mailroom.job.MailJob;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.jms.BytesMessage;
-import jakarta.jms.JMSConsumer;
-import jakarta.jms.JMSContext;
-import jakarta.jms.JMSException;
-import jakarta.jms.Message;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -39,15 +31,11 @@ public class RedriveSteps {
 
     /** Rows per flush when a step touches a whole cohort. */
     private static final int BATCH = 200;
-    /** How long a publish waits for the broker's DLQ copy to be handed over. */
-    private static final long DLQ_RECEIVE_TIMEOUT_MS = 2_000;
 
     @PersistenceContext(unitName = "mailroom")
     EntityManager em;
     @Inject
-    JMSContext jms;
-    @Inject
-    Destinations destinations;
+    ReplayMessages messages;
     @Inject
     DeadLetterActions actions;
     @Inject
@@ -148,7 +136,7 @@ public class RedriveSteps {
             return;
         }
         DeadLetterRevision revision = latest(d.getId());
-        Incoming original = takeDlqCopy(d);
+        Incoming original = messages.takeDlqCopy(d);
         byte[] body;
         boolean text;
         if (revision != null) {
@@ -159,7 +147,7 @@ public class RedriveSteps {
             text = original.textMessage();
         } else if (d.getPayload() != null && !d.isPayloadTruncated()) {
             body = d.getPayload();
-            text = isUtf8(body); // the DLQ copy that said which is gone: text if it reads as text
+            text = ReplayMessages.isUtf8(body); // the DLQ copy that said which is gone: text if it reads as text
         } else {
             String why = "the broker's DLQ copy is gone and the stored payload is "
                     + (d.getPayload() == null ? "purged" : "truncated") + ": nothing to replay byte-for-byte";
@@ -167,7 +155,7 @@ public class RedriveSteps {
             e.outcome(RedriveEntry.Outcome.skipped_changed, why);
             return;
         }
-        String jmsMessageId = send(d, body, text, original == null ? null : original.traceparent(), redriveId);
+        String jmsMessageId = messages.send(d, body, text, original == null ? null : original.traceparent(), redriveId);
         if (job != null) {
             ledger.replayed(job.getId(), jmsMessageId, "redrive " + redriveId + " of dead letter " + d.getId()
                     + (revision == null ? "" : " (revision " + revision.getRevision() + ")"));
@@ -319,51 +307,6 @@ public class RedriveSteps {
             return "edited since planning";
         }
         return null;
-    }
-
-    private Incoming takeDlqCopy(DeadLetter d) {
-        if (d.getDlqJmsMessageId() == null) {
-            return null;
-        }
-        // receiving it inside this transaction removes it from the DLQ when, and only when, we commit
-        try (JMSConsumer consumer = jms.createConsumer(destinations.deadLetterQueue(d.getSourceQueue()),
-                "JMSMessageID = '" + d.getDlqJmsMessageId().replace("'", "''") + "'")) {
-            Message m = consumer.receive(DLQ_RECEIVE_TIMEOUT_MS);
-            return m == null ? null : JmsMessages.incoming(m, d.getSourceQueue());
-        } catch (JMSException ex) {
-            throw new IllegalStateException("cannot read the DLQ copy of dead letter " + d.getId(), ex);
-        }
-    }
-
-    private String send(DeadLetter d, byte[] body, boolean text, String traceparent, String redriveId) {
-        try {
-            Message m;
-            if (text) {
-                m = jms.createTextMessage(new String(body, StandardCharsets.UTF_8));
-            } else {
-                BytesMessage bytes = jms.createBytesMessage();
-                bytes.writeBytes(body);
-                m = bytes;
-            }
-            m.setStringProperty(Incoming.REDRIVE_ID_PROPERTY, redriveId);
-            m.setLongProperty(Incoming.REPLAY_OF_PROPERTY, d.getId());
-            if (traceparent != null) {
-                m.setStringProperty("traceparent", traceparent);
-            }
-            jms.createProducer().send(destinations.sendQueue(d.getSourceQueue()), m);
-            return m.getJMSMessageID();
-        } catch (JMSException ex) {
-            throw new IllegalStateException("cannot republish dead letter " + d.getId() + " to " + d.getSourceQueue(), ex);
-        }
-    }
-
-    static boolean isUtf8(byte[] body) {
-        try {
-            StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(body));
-            return true;
-        } catch (java.nio.charset.CharacterCodingException e) {
-            return false;
-        }
     }
 
     private Redrive lock(String id) {

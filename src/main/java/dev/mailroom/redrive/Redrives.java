@@ -7,22 +7,23 @@ import dev.mailroom.platform.DatabaseFailures;
 import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.Refused;
 import dev.mailroom.platform.lease.Leases;
+import dev.mailroom.platform.settings.CheckedAtBoot;
+import dev.mailroom.platform.settings.SettingsReader;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.config.Config;
 
 /**
  * The redrive capability's entry point for every adapter (REST, JMX, console): plan, run, resume,
  * abandon, read records. Refusals are {@link Refused}.
  */
 @ApplicationScoped
-public class Redrives {
+public class Redrives implements CheckedAtBoot {
 
     /** How often a claim or a publish runs in all while the database picks it as a deadlock's victim. */
     static final int DEADLOCK_ATTEMPTS = 3;
@@ -43,33 +44,35 @@ public class Redrives {
     Leases leases;
 
     @Inject
-    @ConfigProperty(name = "mailroom.redrive.sample-size", defaultValue = "10")
-    int sampleSize;
-    @Inject
-    @ConfigProperty(name = "mailroom.redrive.sample-rate-per-second", defaultValue = "1")
-    double sampleRate;
-    @Inject
-    @ConfigProperty(name = "mailroom.redrive.rate-per-second", defaultValue = "2")
-    double rate;
-    @Inject
-    @ConfigProperty(name = "mailroom.redrive.sample-timeout", defaultValue = "PT2M")
-    Duration sampleTimeout;
-    /** A dead letter replayed this many times and failed each time is left to a person (edit or discard). */
-    @Inject
-    @ConfigProperty(name = "mailroom.redrive.max-laps", defaultValue = "3")
-    int maxLaps;
+    Config mpConfig;
+
+    private volatile RedriveSettings settings;
+
+    @Override
+    public void checkSettings() {
+        settings();
+    }
+
+    private RedriveSettings settings() {
+        RedriveSettings s = settings;
+        if (s == null) {
+            s = RedriveSettings.read(new SettingsReader(key -> mpConfig.getOptionalValue(key, String.class)));
+            settings = s;
+        }
+        return s;
+    }
 
     /** Freezes the cohort the request's filter selects now: a dry run, nothing is touched. */
     public RedriveRecord plan(RedriveRequest request, String actor) {
         Redrive.Action action = RedriveRules.validate(request, config.queues());
-        RedriveRecord.Options options = RedriveRules.options(request, new RedriveRules.Defaults(sampleSize,
-                sampleRate, rate, sampleTimeout));
+        RedriveSettings settings = settings();
+        RedriveRecord.Options options = RedriveRules.options(request, settings.defaults());
         DeadLetterFilter f = request.filter();
         List<DeadLetterQueries.Candidate> matched = deadLetters.matching(f, 4 * RedriveRules.MAX_COHORT);
         Map<String, Long> excluded = new LinkedHashMap<>();
         List<DeadLetterQueries.Candidate> cohort = matched.stream().filter(d -> {
             String why = !DeadLetter.Status.open.name().equals(d.status()) ? d.status()
-                    : action == Redrive.Action.replay && d.lap() >= maxLaps ? "lap_cap" : null;
+                    : action == Redrive.Action.replay && d.lap() >= settings.maxLaps() ? "lap_cap" : null;
             if (why != null) {
                 excluded.merge(why, 1L, Long::sum);
             }

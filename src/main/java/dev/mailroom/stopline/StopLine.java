@@ -57,7 +57,7 @@ public class StopLine {
     private final Map<String, LineState> lines = new ConcurrentHashMap<>();
     private final Map<String, Optional<DeadLetterRateWindow>> windows = new ConcurrentHashMap<>();
     private final Map<String, String> breakers = new ConcurrentHashMap<>();
-    private final Map<String, Object> locks = new ConcurrentHashMap<>();
+    private final Map<Guarded, Object> locks = new ConcurrentHashMap<>();
     /** Queues whose consumers or record may not match their line yet (a switch failed, or is on its way). */
     private final Set<String> unsettled = ConcurrentHashMap.newKeySet();
     /**
@@ -146,7 +146,7 @@ public class StopLine {
     /** As {@link #pauseByOperator(String, String)}, with the operator's reason kept in the record ({@code why} may be null). */
     public ConsumerControl.QueueConsumers pauseByOperator(String queue, String actor, String why) {
         consumers.state(queue); // a queue that is not a send queue is refused before anything is recorded
-        synchronized (lock("switch " + queue)) { // never interleaved with the probe's reconciliation
+        synchronized (lock(Guard.SWITCH, queue)) { // never interleaved with the probe's reconciliation
             signal(queue, new LineSignal.OperatorPaused(actor == null || actor.isBlank() ? "(unknown)" : actor, why));
             return consumers.pause(queue, actor);
         }
@@ -155,7 +155,7 @@ public class StopLine {
     /** An operator starts the queue's consumers again, whatever stopped them, and the record is cleared. */
     public ConsumerControl.QueueConsumers resumeByOperator(String queue, String actor) {
         consumers.state(queue);
-        synchronized (lock("switch " + queue)) {
+        synchronized (lock(Guard.SWITCH, queue)) {
             signal(queue, new LineSignal.OperatorResumed(actor == null || actor.isBlank() ? "(unknown)" : actor));
             return consumers.resume(queue, actor);
         }
@@ -168,7 +168,7 @@ public class StopLine {
         LineDecision decision;
         LineState before;
         LineState after;
-        synchronized (lock(queue)) {
+        synchronized (lock(Guard.SIGNAL, queue)) {
             before = state(queue);
             decision = StopLinePolicy.decide(before, signal);
             if (decision instanceof LineDecision.Keep && before.episode() == null) {
@@ -229,7 +229,7 @@ public class StopLine {
      * {@link #reconcile} (the probe's tick), once the server has them.
      */
     void restore(String queue, LineState recorded) {
-        synchronized (lock(queue)) {
+        synchronized (lock(Guard.SIGNAL, queue)) {
             if (!state(queue).paused()) {
                 lines.put(queue, recorded);
                 lastRecorded.put(queue, recorded);
@@ -244,7 +244,7 @@ public class StopLine {
     /** Makes the consumers and the record of {@code queue} match its line; idempotent, safe to repeat. */
     void reconcile(String queue) {
         // not the signal lock: stopping the consumers waits for their deliveries, which may be signalling
-        synchronized (lock("switch " + queue)) {
+        synchronized (lock(Guard.SWITCH, queue)) {
             LineState line = state(queue);
             boolean switched;
             try {
@@ -263,7 +263,7 @@ public class StopLine {
             }
             // recorded first, settled after: a queue counts as settled only once its row says what its line says
             boolean recorded = record(queue);
-            synchronized (lock(queue)) {
+            synchronized (lock(Guard.SIGNAL, queue)) {
                 if (switched && recorded && state(queue).equals(line)) {
                     unsettled.remove(queue);
                 } else {
@@ -287,7 +287,7 @@ public class StopLine {
         long seen = changes.get();
         Map<String, LineState> out = new java.util.HashMap<>();
         for (String queue : config.queues()) {
-            synchronized (lock(queue)) {
+            synchronized (lock(Guard.SIGNAL, queue)) {
                 if (!unsettled.contains(queue)) {
                     out.put(queue, state(queue));
                 }
@@ -309,7 +309,7 @@ public class StopLine {
         for (Map.Entry<String, LineState> e : before.lines().entrySet()) {
             String queue = e.getKey();
             LineState row = recorded.get(queue);
-            synchronized (lock(queue)) {
+            synchronized (lock(Guard.SIGNAL, queue)) {
                 if (changes.get() != expected || !state(queue).equals(e.getValue())) {
                     return changed;
                 }
@@ -346,7 +346,7 @@ public class StopLine {
 
     /** Writes the line of {@code queue} to its row; false if that failed (the probe tries again). */
     private boolean record(String queue) {
-        synchronized (lock("record " + queue)) {
+        synchronized (lock(Guard.RECORD, queue)) {
             LineState line = state(queue);
             if (line.reason() == PauseReason.DATABASE) {
                 return true; // cannot be written, and ends when the database answers
@@ -370,8 +370,23 @@ public class StopLine {
         }
     }
 
-    private Object lock(String queue) {
-        return locks.computeIfAbsent(queue, q -> new Object());
+    /**
+     * What a queue's line serialises, each with a monitor of its own, so that a slow one never holds up another:
+     * a delivery's signal must not wait for a switch that itself waits for that delivery to end.
+     */
+    private enum Guard {
+        /** Deciding on a signal and changing the line in memory: short, no I/O. */
+        SIGNAL,
+        /** Making the consumers match the line: waits for in-flight deliveries, which may be signalling. */
+        SWITCH,
+        /** Writing the line's row: a database transaction. */
+        RECORD
+    }
+
+    private record Guarded(Guard guard, String queue) { }
+
+    private Object lock(Guard guard, String queue) {
+        return locks.computeIfAbsent(new Guarded(guard, queue), k -> new Object());
     }
 
     private Optional<DeadLetterRateWindow> window(String queue) {

@@ -31,17 +31,17 @@ class AlertDispatcherTest {
         log.close();
     }
 
-    private static AlertDispatcher.Settings settings(int capacity, Duration maxAge, int maxPending) {
-        return new AlertDispatcher.Settings(capacity, Duration.ofSeconds(10), Duration.ofMinutes(1),
+    private static AlertDispatchSettings settings(int capacity, Duration maxAge, int maxPending) {
+        return new AlertDispatchSettings(capacity, Duration.ofSeconds(10), Duration.ofMinutes(1),
                 Duration.ofSeconds(1), Duration.ofSeconds(60), maxAge, maxPending);
     }
 
-    private static AlertDispatcher dispatcher(AlertDispatcher.Settings s, AlertSink... sinks) {
+    private static AlertDispatcher dispatcher(AlertDispatchSettings s, AlertSink... sinks) {
         return new AlertDispatcher(s, AlertRouting.defaults(), CLOCK, List.of(sinks));
     }
 
     private static AlertDispatcher dispatcher(AlertSink... sinks) {
-        return dispatcher(AlertDispatcher.Settings.defaults(), sinks);
+        return dispatcher(AlertDispatchSettings.defaults(), sinks);
     }
 
     private static AlertEvent dl(String reason, String messageId) {
@@ -376,10 +376,10 @@ class AlertDispatcherTest {
                 "mailroom.alerts.retry.max-pending", "9",
                 "mailroom.alerts.burst.count", "4");
         AlertDispatcher d = AlertDispatcher.fromConfig(k -> java.util.Optional.ofNullable(m.get(k)), CLOCK, List.of());
-        assertThat(d.settings()).isEqualTo(new AlertDispatcher.Settings(7, Duration.ofSeconds(2), Duration.ofSeconds(30),
+        assertThat(d.settings()).isEqualTo(new AlertDispatchSettings(7, Duration.ofSeconds(2), Duration.ofSeconds(30),
                 Duration.ofMillis(500), Duration.ofSeconds(10), Duration.ofHours(2), 9));
         assertThat(d.routing().burstCount()).isEqualTo(4);
         assertThat(AlertDispatcher.fromConfig(k -> java.util.Optional.empty(), CLOCK, List.of()).settings())
-                .isEqualTo(AlertDispatcher.Settings.defaults());
+                .isEqualTo(AlertDispatchSettings.defaults());
     }
 }

@@ -146,14 +146,14 @@ class AlertRoutingTest {
             "mailroom.alerts.retry.max-age         | forever",
             "mailroom.alerts.retry.max-pending     | -5"})
     void badDispatcherValuesFailNamingTheKey(String key, String value) {
-        assertThatThrownBy(() -> AlertDispatcher.Settings.fromConfig(config(Map.of(key, value))))
+        assertThatThrownBy(() -> AlertDispatchSettings.fromConfig(config(Map.of(key, value))))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith(key + "='");
     }
 
     @Test
     void backoffBelowItsStartFailsNamingBothKeys() {
-        assertThatThrownBy(() -> AlertDispatcher.Settings.fromConfig(config(Map.of(
+        assertThatThrownBy(() -> AlertDispatchSettings.fromConfig(config(Map.of(
                 "mailroom.alerts.retry.initial-backoff", "10s", "mailroom.alerts.retry.max-backoff", "5s"))))
                 .hasMessageContaining("mailroom.alerts.retry.max-backoff")
                 .hasMessageContaining("mailroom.alerts.retry.initial-backoff");

@@ -91,7 +91,7 @@ class WebhookSinkTest {
     }
 
     private static AlertDispatcher dispatcher(AlertSink sink) {
-        return new AlertDispatcher(AlertDispatcher.Settings.defaults(), AlertRouting.defaults(), CLOCK, List.of(sink));
+        return new AlertDispatcher(AlertDispatchSettings.defaults(), AlertRouting.defaults(), CLOCK, List.of(sink));
     }
 
     @Test

@@ -50,6 +50,8 @@ class DeadLetterQueriesTest {
     private static Connection keepAlive;
     private EntityManager em;
     private DeadLetterQueries queries;
+    private DeadLetterGroups groupReads;
+    private DeadLetterArrivals arrivalCounts;
 
     /** One inserted row, as the test knows it. */
     record Row(long id, String queue, String reason, String failureClass, String errorType, String error,
@@ -135,8 +137,13 @@ class DeadLetterQueriesTest {
     @BeforeEach
     void queries() {
         em = factory.createEntityManager();
+        groupReads = new DeadLetterGroups();
+        groupReads.em = em;
+        arrivalCounts = new DeadLetterArrivals();
+        arrivalCounts.em = em;
         queries = new DeadLetterQueries();
         queries.em = em;
+        queries.groups = groupReads;
         STATEMENTS.clear();
     }
 
@@ -198,7 +205,7 @@ class DeadLetterQueriesTest {
     void groupsAreTheDatabasesGroupByOfTheFingerprintSameAsGroupingEveryRowInJava() {
         for (String status : new String[] {"open", null}) {
             DeadLetterFilter f = Filters.of("status", status);
-            List<DeadLetterQueries.Group> groups = queries.groups(f);
+            List<DeadLetterGroups.Group> groups = groupReads.groups(f);
 
             Map<List<String>, List<Row>> expected = ROWS.stream()
                     .filter(r -> status == null || status.equals(r.status()))
@@ -220,12 +227,12 @@ class DeadLetterQueriesTest {
                 assertThat(g.consumerVersions()).isEqualTo(members.stream().map(Row::version).distinct().sorted()
                         .toList());
             });
-            assertThat(groups).extracting(DeadLetterQueries.Group::count)
+            assertThat(groups).extracting(DeadLetterGroups.Group::count)
                     .isSortedAccordingTo(Comparator.reverseOrder());
         }
         // addresses, numbers, ids, timestamps and quoted text are gone (the SMTP codes stay), so different
         // mailboxes are one cause
-        assertThat(queries.groups(filter())).extracting(DeadLetterQueries.Group::normalisedError)
+        assertThat(groupReads.groups(filter())).extracting(DeadLetterGroups.Group::normalisedError)
                 .contains("550 5.1.1 <<address>>: mailbox unavailable")
                 .doesNotContain("550 5.1.1 <alice@example.com>: mailbox unavailable");
         assertThat(STATEMENTS).as("one statement per groups call").hasSize(3);
@@ -233,8 +240,8 @@ class DeadLetterQueriesTest {
                 .allMatch(sql -> sql.contains("dead_letter_group_count"));
         // a time window (or any other filter) groups the window's rows: the same answer for the same rows
         for (String status : new String[] {"open", null}) {
-            assertThat(queries.groups(Filters.of("status", status, "from", Instant.EPOCH)))
-                    .isEqualTo(queries.groups(Filters.of("status", status)));
+            assertThat(groupReads.groups(Filters.of("status", status, "from", Instant.EPOCH)))
+                    .isEqualTo(groupReads.groups(Filters.of("status", status)));
         }
     }
 
@@ -267,7 +274,7 @@ class DeadLetterQueriesTest {
                 for (String queue : new String[] {null, "mail.send"}) {
                     DeadLetterFilter f = Filters.of("queue", queue, "status", status, "from", w[0], "to", w[1]);
                     STATEMENTS.clear();
-                    Map<List<String>, String> answered = queries.groups(f).stream().collect(Collectors.toMap(
+                    Map<List<String>, String> answered = groupReads.groups(f).stream().collect(Collectors.toMap(
                             g -> java.util.Arrays.asList(g.queue(), g.reason(), g.failureClass(), g.errorType(),
                                     g.fingerprint()),
                             g -> g.count() + "|" + g.oldest() + "|" + g.newest() + "|" + g.consumerVersions()));
@@ -285,9 +292,9 @@ class DeadLetterQueriesTest {
                                     .map(Row::version).distinct().sorted().toList()));
                     String what = java.util.Arrays.toString(w) + " " + status + " " + queue;
                     assertThat(answered).as(what).isEqualTo(expected);
-                    DeadLetterQueries.Whole days = DeadLetterQueries.Whole.of(w[0], w[1],
+                    DeadLetterGroups.Whole days = DeadLetterGroups.Whole.of(w[0], w[1],
                             DeadLetterCounts.GroupTier.DAILY);
-                    DeadLetterQueries.Whole hours = DeadLetterQueries.Whole.of(w[0], w[1],
+                    DeadLetterGroups.Whole hours = DeadLetterGroups.Whole.of(w[0], w[1],
                             DeadLetterCounts.GroupTier.HOURLY);
                     assertThat(STATEMENTS).as(what).anyMatch(sql -> sql.contains(days != null ? "dead_letter_group_day"
                             : hours != null ? "dead_letter_group_hour" : " dead_letter "));
@@ -296,7 +303,7 @@ class DeadLetterQueriesTest {
                 }
             }
         }
-        assertThat(queries.groups(Filters.of("from", NOW.minus(Duration.ofHours(24)))))
+        assertThat(groupReads.groups(Filters.of("from", NOW.minus(Duration.ofHours(24)))))
                 .as("the rows of the last day form groups").isNotEmpty();
     }
 
@@ -325,13 +332,13 @@ class DeadLetterQueriesTest {
         "DAILY,   1970-01-02T12:00:00Z,             -,                                2:",
     })
     void theWholeBucketsOfAWindow(DeadLetterCounts.GroupTier tier, Instant from, Instant to, String buckets) {
-        DeadLetterQueries.Whole whole = DeadLetterQueries.Whole.of(from, to, tier);
+        DeadLetterGroups.Whole whole = DeadLetterGroups.Whole.of(from, to, tier);
         if (buckets == null) {
             assertThat(whole).isNull();
             return;
         }
         String[] h = buckets.split(":", -1);
-        assertThat(whole).isEqualTo(new DeadLetterQueries.Whole(tier,
+        assertThat(whole).isEqualTo(new DeadLetterGroups.Whole(tier,
                 h[0].isEmpty() ? null : Long.valueOf(h[0]), h[1].isEmpty() ? null : Long.valueOf(h[1])));
         Duration size = Duration.ofSeconds(tier.seconds);
         if (whole.start() != null) {
@@ -412,7 +419,7 @@ class DeadLetterQueriesTest {
         "PT6H, 3600", "PT12H, 3600", "P1D, 86400", "PT48H, 86400", "PT90S, 0", "PT1M30S, 0", "PT75M, 900", "PT20M, 60",
     })
     void aBucketIsSummedFromTheCoarsestTierItHoldsWholeNumbersOf(Duration bucket, long tier) {
-        assertThat(DeadLetterQueries.countedTier(bucket.getSeconds())).isEqualTo(tier);
+        assertThat(DeadLetterArrivals.countedTier(bucket.getSeconds())).isEqualTo(tier);
     }
 
     @Test
@@ -434,9 +441,9 @@ class DeadLetterQueriesTest {
 
     @Test
     void groupsKnowTheConsumerVersionsTheyFailedUnderAndWhetherAFixMayHaveShipped() {
-        List<DeadLetterQueries.GroupView> views = queries.groups(filter(), "1.0.2");
+        List<DeadLetterGroups.GroupView> views = groupReads.groups(filter(), "1.0.2");
         assertThat(views).isNotEmpty().allSatisfy(v -> {
-            DeadLetterQueries.Group g = v.group();
+            DeadLetterGroups.Group g = v.group();
             List<String> expected = ROWS.stream().filter(r -> Objects.equals(r.queue(), g.queue())
                             && Objects.equals(r.reason(), g.reason()) && Objects.equals(r.errorType(), g.errorType())
                             && Objects.equals(ErrorFingerprint.of(r.error()), g.fingerprint()))
@@ -445,15 +452,15 @@ class DeadLetterQueriesTest {
             assertThat(v.fixMayHaveShipped()).isEqualTo(!expected.contains("1.0.2"));
             assertThat(g.firstSeen()).isEqualTo(g.oldest());
         });
-        assertThat(views).anyMatch(DeadLetterQueries.GroupView::fixMayHaveShipped);
+        assertThat(views).anyMatch(DeadLetterGroups.GroupView::fixMayHaveShipped);
     }
 
     @Test
     void aFixMayHaveShippedOnlyWhenNoneFailedUnderTheRunningVersion() {
-        assertThat(DeadLetterQueries.fixMayHaveShipped(List.of("1.0+a"), "1.1+b")).isTrue();
-        assertThat(DeadLetterQueries.fixMayHaveShipped(List.of("1.0+a", "1.1+b"), "1.1+b")).isFalse();
-        assertThat(DeadLetterQueries.fixMayHaveShipped(List.of(), "1.1+b")).isFalse();
-        assertThat(DeadLetterQueries.fixMayHaveShipped(List.of("1.0+a"), null)).isFalse();
+        assertThat(DeadLetterGroups.fixMayHaveShipped(List.of("1.0+a"), "1.1+b")).isTrue();
+        assertThat(DeadLetterGroups.fixMayHaveShipped(List.of("1.0+a", "1.1+b"), "1.1+b")).isFalse();
+        assertThat(DeadLetterGroups.fixMayHaveShipped(List.of(), "1.1+b")).isFalse();
+        assertThat(DeadLetterGroups.fixMayHaveShipped(List.of("1.0+a"), null)).isFalse();
     }
 
     @Test
@@ -473,9 +480,9 @@ class DeadLetterQueriesTest {
             for (Duration bucket : List.of(Duration.ofMinutes(1), Duration.ofMinutes(15), Duration.ofMinutes(45),
                     Duration.ofHours(1), Duration.ofHours(2), Duration.ofDays(1), Duration.ofSeconds(90))) {
                 STATEMENTS.clear();
-                List<DeadLetterQueries.Arrivals> arrivals = queries.arrivals(queue, bucket, 24, NOW);
+                List<DeadLetterArrivals.Bucket> arrivals = arrivalCounts.arrivals(queue, bucket, 24, NOW);
 
-                Instant from = DeadLetterQueries.arrivalsFrom(bucket, 24, NOW);
+                Instant from = DeadLetterArrivals.arrivalsFrom(bucket, 24, NOW);
                 Map<Instant, Long> expected = ROWS.stream()
                         .filter(r -> queue == null || queue.equals(r.queue()))
                         .collect(Collectors.groupingBy(r -> Instant.ofEpochMilli(Math.floorDiv(
@@ -487,11 +494,11 @@ class DeadLetterQueriesTest {
                                 r.failedAt().toEpochMilli(), bucket.toMillis()) * bucket.toMillis()),
                                 Collectors.groupingBy(Row::reason, Collectors.counting())));
                 assertThat(arrivals).as("%s %s", queue, bucket)
-                        .isEqualTo(DeadLetterQueries.arrivalBucketsByReason(byReason, from, NOW, bucket));
-                assertThat(arrivals).extracting(DeadLetterQueries.Arrivals::count).isEqualTo(DeadLetterQueries
-                        .arrivalBuckets(expected, from, NOW, bucket).stream().map(DeadLetterQueries.Arrivals::count)
+                        .isEqualTo(DeadLetterArrivals.arrivalBucketsByReason(byReason, from, NOW, bucket));
+                assertThat(arrivals).extracting(DeadLetterArrivals.Bucket::count).isEqualTo(DeadLetterArrivals
+                        .arrivalBuckets(expected, from, NOW, bucket).stream().map(DeadLetterArrivals.Bucket::count)
                         .toList());
-                assertThat(arrivals.stream().mapToLong(DeadLetterQueries.Arrivals::count).sum()).isPositive();
+                assertThat(arrivals.stream().mapToLong(DeadLetterArrivals.Bucket::count).sum()).isPositive();
                 assertThat(STATEMENTS).hasSize(1);
                 // whole minutes are read from the arrival counts kept on write (V8); 90 s from the rows
                 assertThat(STATEMENTS.get(0).contains("dead_letter_arrival"))

@@ -1,5 +1,6 @@
 package dev.mailroom.docs;
 
+import dev.mailroom.alert.AlertDispatchSettings;
 import dev.mailroom.alert.AlertDispatcher;
 import dev.mailroom.alert.AlertEvent;
 import dev.mailroom.alert.AlertRouting;
@@ -14,6 +15,7 @@ import dev.mailroom.reconcile.WatchSettings;
 import dev.mailroom.reconcile.WebhookProfiles;
 import dev.mailroom.stopline.PauseReason;
 import dev.mailroom.stopline.StopLineSettings;
+import dev.mailroom.redrive.RedriveSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -120,7 +122,8 @@ final class CodeNames {
         StopLineSettings.read(reader, List.of("<queue>"));
         WatchSettings.read(reader, List.of("mailroom.reconcile.silence-limit.<provider>"));
         AlertRouting.fromConfig(recording);
-        AlertDispatcher.Settings.fromConfig(recording);
+        AlertDispatchSettings.fromConfig(recording);
+        RedriveSettings.read(reader);
         WebhookSink.fromConfig(recording, Clock.systemUTC());
         WebhookProfiles.from(recording, null);
         return asked.stream().map(k -> k.replace("<http-name>", "<name>")).collect(Collectors.toCollection(TreeSet::new));

@@ -1,5 +1,7 @@
 package dev.mailroom.job;
 
+import dev.mailroom.contract.RejectReason;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mailroom.job.ParseResult.Parsed;

@@ -1,5 +1,7 @@
 package dev.mailroom.job;
 
+import dev.mailroom.contract.RejectReason;
+
 import dev.mailroom.job.ParseResult.Parsed;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -2,6 +2,9 @@ package dev.mailroom.ops.api;
 
 import dev.mailroom.deadletter.DeadLetterFilter;
 import dev.mailroom.deadletter.DeadLetterMetrics;
+import dev.mailroom.deadletter.DeadLetterArrivals;
+import dev.mailroom.deadletter.DeadLetterDetail;
+import dev.mailroom.deadletter.DeadLetterGroups;
 import dev.mailroom.deadletter.DeadLetterQueries;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.BeanParam;
@@ -29,6 +32,12 @@ public class DeadLetterResource {
 
     @Inject
     DeadLetterQueries deadLetters;
+    @Inject
+    DeadLetterGroups groups;
+    @Inject
+    DeadLetterArrivals arrivalCounts;
+    @Inject
+    DeadLetterDetail detail;
     @Inject
     DeadLetterMetrics metrics;
     @Inject
@@ -81,14 +90,14 @@ public class DeadLetterResource {
     public Response groups(@BeanParam DeadLetterFilterParam filterParam) {
         DeadLetterFilter filter = filterParam.filter((name, given) -> !"status".equals(name) ? given
                 : given == null || given.isBlank() ? "open" : "all".equals(given.trim()) ? null : given);
-        return Response.ok(deadLetters.groups(filter, build.consumerVersion())).build();
+        return Response.ok(groups.groups(filter, build.consumerVersion())).build();
     }
 
     /**
      * {@code GET /api/v1/dead-letters/arrivals?queue=&bucket=PT1M&hours=24}: how many dead letters arrived
      * (by {@code failed_at}) per bucket over the last hours, oldest first, empty buckets included; the
      * console's arrival-rate chart. {@code bucket} is an ISO-8601 duration from PT1M to P1D, {@code hours}
-     * a whole number from 1 to 720, at most {@value DeadLetterQueries#MAX_BUCKETS} buckets.
+     * a whole number from 1 to 720, at most {@value DeadLetterArrivals#MAX_BUCKETS} buckets.
      */
     @GET
     @Path("/arrivals")
@@ -107,12 +116,12 @@ public class DeadLetterResource {
                     "bucket is from PT1M to P1D: " + bucket);
         }
         int h = Integer.parseInt(hours);
-        if (java.time.Duration.ofHours(h).dividedBy(size) >= DeadLetterQueries.MAX_BUCKETS) {
+        if (java.time.Duration.ofHours(h).dividedBy(size) >= DeadLetterArrivals.MAX_BUCKETS) {
             return ApiError.response(Response.Status.BAD_REQUEST, "too_many_buckets", "hours / bucket gives more than "
-                    + DeadLetterQueries.MAX_BUCKETS + " buckets: take a larger bucket or fewer hours");
+                    + DeadLetterArrivals.MAX_BUCKETS + " buckets: take a larger bucket or fewer hours");
         }
         String q = queue == null || queue.isBlank() ? null : queue.trim();
-        return Response.ok(deadLetters.arrivals(q, size, h, clock.instant())).build();
+        return Response.ok(arrivalCounts.arrivals(q, size, h, clock.instant())).build();
     }
 
     @GET
@@ -191,7 +200,7 @@ public class DeadLetterResource {
                                 message = "invalid_id: a dead letter's id is a number") String id,
                         @QueryParam("reveal") boolean reveal) {
         long n = Long.parseLong(id);
-        return deadLetters.envelope(n)
+        return detail.envelope(n)
                 .map(e -> disclosure.ok(e, reveal, security, "GET /dead-letters/" + id))
                 .orElseGet(() -> ApiError.response(Response.Status.NOT_FOUND, "dead_letter_not_found",
                         "no dead letter with id " + id));

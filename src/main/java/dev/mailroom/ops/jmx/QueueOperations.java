@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mailroom.deadletter.DeadLetter;
 import dev.mailroom.deadletter.DeadLetterActions;
-import dev.mailroom.deadletter.DeadLetterQueries;
+import dev.mailroom.deadletter.DeadLetterDetail;
 import dev.mailroom.deadletter.DeadLetterStats;
 import dev.mailroom.platform.BrokerQueues;
 import dev.mailroom.platform.ConsumerControl;
@@ -44,7 +44,7 @@ public class QueueOperations {
     @Inject
     DeadLetterStats stats;
     @Inject
-    DeadLetterQueries queries;
+    DeadLetterDetail detail;
     @Inject
     DeadLetterActions actions;
     @Inject
@@ -122,7 +122,7 @@ public class QueueOperations {
     }
 
     public String discard(String queue, long deadLetterId, String reason) {
-        String of = queries.envelope(deadLetterId).map(DeadLetterQueries.Envelope::sourceQueue)
+        String of = detail.envelope(deadLetterId).map(DeadLetterDetail.Envelope::sourceQueue)
                 .orElseThrow(() -> new Refused.NotFound("dead_letter_not_found", "no dead letter with id " + deadLetterId));
         if (!queue.equals(of)) {
             throw new Refused.Conflict("other_queue", "dead letter " + deadLetterId + " is of queue " + of + ", not "

@@ -58,26 +58,44 @@ public class AccessFilter extends HttpFilter {
         ConsoleSession session = ConsoleSession.of(request);
         if (area == AccessRules.Area.SESSION) {
             // login, the current session and logout decide for themselves; logging out is a write of the session
-            if (session != null && "DELETE".equalsIgnoreCase(method)
-                    && AccessRules.csrfTokenMissing(method, session.csrfToken(), request.getHeader(AccessRules.CSRF_HEADER))) {
-                refuse(response, 403, "csrf_refused", "a write request of a console session needs its X-CSRF-Token");
+            if (session != null && "DELETE".equalsIgnoreCase(method) && csrfRefused(request, response, session)) {
                 return;
             }
             chain.doFilter(request, response);
+        } else if (session != null) {
+            bySession(request, response, chain, session, path);
+        } else {
+            byBasic(request, response, chain, area, path);
+        }
+    }
+
+    /** A request of a console session: its CSRF token on writes, then its roles. */
+    private static void bySession(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+                                  ConsoleSession session, String path) throws IOException, ServletException {
+        if (csrfRefused(request, response, session)) {
             return;
         }
-        if (session != null) {
-            if (AccessRules.csrfTokenMissing(method, session.csrfToken(), request.getHeader(AccessRules.CSRF_HEADER))) {
-                refuse(response, 403, "csrf_refused", "a write request of a console session needs its X-CSRF-Token");
-                return;
-            }
-            if (!AccessRules.permits(path, method, reveal(request), session.roles())) {
-                forbidden(response, session.username(), method);
-                return;
-            }
-            chain.doFilter(new AuthenticatedRequest(request, session.username(), session.roles(), "FORM"), response);
+        if (!AccessRules.permits(path, request.getMethod(), reveal(request), session.roles())) {
+            forbidden(response, session.username(), request.getMethod());
             return;
         }
+        chain.doFilter(new AuthenticatedRequest(request, session.username(), session.roles(), "FORM"), response);
+    }
+
+    private static boolean csrfRefused(HttpServletRequest request, HttpServletResponse response, ConsoleSession session)
+            throws IOException {
+        if (AccessRules.csrfTokenMissing(request.getMethod(), session.csrfToken(),
+                request.getHeader(AccessRules.CSRF_HEADER))) {
+            refuse(response, 403, "csrf_refused", "a write request of a console session needs its X-CSRF-Token");
+            return true;
+        }
+        return false;
+    }
+
+    /** A request without a console session: HTTP Basic, or the console's login page for a person's read. */
+    private static void byBasic(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+                                AccessRules.Area area, String path) throws IOException, ServletException {
+        String method = request.getMethod();
         String[] basic = basic(request.getHeader("Authorization"));
         if (basic == null) {
             if (area == AccessRules.Area.CONSOLE && AccessRules.isRead(method)) {

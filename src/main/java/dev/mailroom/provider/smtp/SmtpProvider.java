@@ -6,7 +6,6 @@ import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.provider.ProviderResponse.Status;
 import dev.mailroom.provider.SendCheckpoint;
 import jakarta.mail.Address;
-import jakarta.mail.AuthenticationFailedException;
 import jakarta.mail.Message.RecipientType;
 import jakarta.mail.MessagingException;
 import jakarta.mail.Session;
@@ -17,12 +16,7 @@ import jakarta.mail.internet.MimeBodyPart;
 import jakarta.mail.internet.MimeMessage;
 import jakarta.mail.internet.MimeMultipart;
 import jakarta.mail.internet.MimeUtility;
-import java.io.EOFException;
-import java.io.IOException;
 import java.io.UnsupportedEncodingException;
-import java.net.InetAddress;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -37,14 +31,8 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.net.SocketFactory;
-import org.eclipse.angus.mail.smtp.SMTPAddressFailedException;
-import org.eclipse.angus.mail.smtp.SMTPSendFailedException;
-import org.eclipse.angus.mail.smtp.SMTPSenderFailedException;
 import org.eclipse.angus.mail.smtp.SMTPTransport;
-import org.eclipse.angus.mail.util.SocketConnectException;
 
 /**
  * Sends one mail per SMTP connection through Jakarta Mail (the Angus implementation WildFly ships).
@@ -59,8 +47,8 @@ import org.eclipse.angus.mail.util.SocketConnectException;
  *       {@code AMBIGUOUS} unless the relay gave a definite answer.</li>
  * </ul>
  *
- * <p>SMTP does not deduplicate, so {@link #dedupesByIdempotencyKey()} is false. A mail our own code
- * should never have built (CR/LF in a header value, a job header overriding {@code From}, an
+ * <p>What a failure means is read by {@link SmtpReplies}. SMTP does not deduplicate, so
+ * {@link #dedupesByIdempotencyKey()} is false. A mail our own code should never have built (CR/LF in a header value, a job header overriding {@code From}, an
  * unparseable address) is refused with {@link IllegalArgumentException} before anything is written.
  */
 public final class SmtpProvider implements MailProvider {
@@ -76,10 +64,6 @@ public final class SmtpProvider implements MailProvider {
             HEADER_MESSAGE_ID.toLowerCase(Locale.ROOT), HEADER_IDEMPOTENCY_KEY.toLowerCase(Locale.ROOT));
 
     private static final Pattern HEADER_NAME = Pattern.compile("[\\x21-\\x39\\x3B-\\x7E]+");
-    /** RFC 3463 enhanced code right after the reply code ("550 5.1.1 ..."), the usual place. */
-    private static final Pattern LEADING_ENHANCED = Pattern.compile("^\\d{3}[ -]([245]\\.\\d{1,3}\\.\\d{1,3})\\b");
-    /** RFC 3463 enhanced code anywhere in the text, for relays that put it elsewhere. */
-    private static final Pattern ANY_ENHANCED = Pattern.compile("\\b[245]\\.\\d{1,3}\\.\\d{1,3}\\b");
 
     /** Every provider's sockets: the factory holds nothing but what each thread connected last. */
     private static final RelaySockets RELAY_SOCKETS = new RelaySockets();
@@ -138,11 +122,11 @@ public final class SmtpProvider implements MailProvider {
                     settings.authenticates() ? settings.password() : null);
             transport.watch(RELAY_SOCKETS.claim());
             transport.sendMessage(message, envelope);
-            String text = trimEnd(transport.getLastServerResponse());
+            String text = SmtpReplies.trimEnd(transport.getLastServerResponse());
             return new ProviderResponse(Status.ACCEPTED, NAME, String.valueOf(transport.getLastReturnCode()),
-                    enhancedCode(text), text, messageId, null, null);
+                    SmtpReplies.enhancedCode(text), text, messageId, null, null);
         } catch (MessagingException e) {
-            return outcomeOf(e, transport);
+            return SmtpReplies.outcomeOf(e, transport);
         } finally {
             RELAY_SOCKETS.claim(); // a connect that failed half-way leaves nothing behind on this thread
             closeQuietly(transport);
@@ -266,114 +250,6 @@ public final class SmtpProvider implements MailProvider {
         return key;
     }
 
-    // ---------------------------------------------------------------- the outcome
-
-    private ProviderResponse outcomeOf(MessagingException e, CheckpointingSmtpTransport transport) {
-        MessagingException reply = firstReply(e);
-        if (reply != null) {
-            return rejected(String.valueOf(replyCode(reply)), reply.getMessage());
-        }
-        int lastCode = transport.getLastReturnCode();
-        boolean answered = lastCode >= 400 && !transport.checkpointRan();
-        if (e instanceof AuthenticationFailedException) {
-            // a 535 is the relay's definite refusal; "no common mechanism" and the like are not answers
-            return answered ? rejected(String.valueOf(lastCode), firstNonNull(e.getMessage(),
-                    transport.getLastServerResponse())) : fault(Status.NOT_CONNECTED, e, e);
-        }
-        Throwable networkFault = networkFault(e);
-        if (networkFault == null && answered) {
-            // e.g. a 421/554 greeting or a refused EHLO+HELO: no SMTP*Exception, but the relay said no
-            return rejected(String.valueOf(lastCode), transport.getLastServerResponse());
-        }
-        Status status = transport.dotMayHaveReachedRelay() ? Status.AMBIGUOUS : Status.NOT_CONNECTED;
-        return fault(status, e, networkFault != null ? networkFault : e);
-    }
-
-    /**
-     * The first definite SMTP reply in the exception chain. Angus chains one
-     * {@link SMTPAddressFailedException} per failed recipient behind a plain SendFailedException, in
-     * RCPT order, so "first" is the first recipient that failed. A return code of -1 is Angus's
-     * "[EOF]": the connection closed, which is not an answer; nor is an unexpected 2xx/3xx.
-     */
-    private static MessagingException firstReply(MessagingException e) {
-        for (Throwable t : chain(e)) {
-            if (t instanceof MessagingException me && replyCode(me) >= 400) {
-                return me;
-            }
-        }
-        return null;
-    }
-
-    private static int replyCode(MessagingException e) {
-        if (e instanceof SMTPSendFailedException s) {
-            return s.getReturnCode();
-        } else if (e instanceof SMTPAddressFailedException a) {
-            return a.getReturnCode();
-        } else if (e instanceof SMTPSenderFailedException f) {
-            return f.getReturnCode();
-        }
-        return -1;
-    }
-
-    /** The IO fault behind the failure, unwrapping Angus's SocketConnectException to what it carries. */
-    private static Throwable networkFault(MessagingException e) {
-        for (Throwable t : chain(e)) {
-            if (t instanceof IOException && !(t instanceof SocketConnectException)) {
-                return t;
-            }
-        }
-        return null;
-    }
-
-    private static List<Throwable> chain(Throwable start) {
-        List<Throwable> chain = new ArrayList<>();
-        for (Throwable t = start; t != null && chain.size() < 32 && !chain.contains(t); ) {
-            chain.add(t);
-            t = t instanceof MessagingException me ? firstNonNull(me.getNextException(), me.getCause()) : t.getCause();
-        }
-        return chain;
-    }
-
-    private static ProviderResponse rejected(String code, String text) {
-        String verbatim = trimEnd(text);
-        return new ProviderResponse(Status.REJECTED, NAME, code, enhancedCode(verbatim), verbatim, null, null, null);
-    }
-
-    private static ProviderResponse fault(Status status, Throwable thrown, Throwable cause) {
-        return new ProviderResponse(status, NAME, null, null, describe(thrown, cause), null, null,
-                cause.getClass().getName());
-    }
-
-    /** The exception's message and, when it does not already say it, the cause's ("Connection refused"). */
-    private static String describe(Throwable thrown, Throwable cause) {
-        String text = thrown.getMessage() == null ? thrown.getClass().getName() : thrown.getMessage();
-        if (cause != thrown && cause.getMessage() != null && !text.contains(cause.getMessage())) {
-            text = text + ": " + cause;
-        }
-        return text;
-    }
-
-    /** The RFC 3463 enhanced status code in a reply text ("5.1.1"), or null. */
-    static String enhancedCode(String replyText) {
-        if (replyText == null) {
-            return null;
-        }
-        Matcher leading = LEADING_ENHANCED.matcher(replyText);
-        if (leading.find()) {
-            return leading.group(1);
-        }
-        Matcher any = ANY_ENHANCED.matcher(replyText);
-        return any.find() ? any.group() : null;
-    }
-
-    private static String trimEnd(String s) {
-        return s == null ? null : s.stripTrailing();
-    }
-
-    private static <T> T firstNonNull(T a, T b) {
-        return a != null ? a : b;
-    }
-
     private static void closeQuietly(SMTPTransport transport) {
         try {
             transport.close();
@@ -426,154 +302,6 @@ public final class SmtpProvider implements MailProvider {
         @Override
         protected void updateMessageID() throws MessagingException {
             setHeader("Message-ID", stableId);
-        }
-    }
-
-    /**
-     * An SMTP transport that marks the point of no return: {@link #finishData()} writes the final
-     * "." of DATA, before which the relay must discard the transaction (RFC 5321 4.1.1.4), so the
-     * checkpoint runs right there. If the checkpoint throws, the transaction is abandoned: no QUIT is
-     * written (inside DATA it would only be more message text) and the socket is just closed, so the
-     * relay sees the connection end without the dot.
-     *
-     * <p>Passing the checkpoint is not yet passing the point of no return: the checkpoint commits to the
-     * database, which takes a while, and a relay that stops meanwhile (it closes its connections mid-DATA)
-     * never reads the dot. So after the checkpoint the transport looks whether the relay already ended the
-     * connection or spoke out of turn (a relay says nothing between 354 and the dot), and the dot counts as
-     * written only when its write succeeded: in both cases the relay cannot have the mail and the outcome is
-     * {@code NOT_CONNECTED}, not {@code AMBIGUOUS}. Only a failure after the dot was written stays ambiguous.
-     */
-    static final class CheckpointingSmtpTransport extends SMTPTransport {
-        private final SendCheckpoint checkpoint;
-        private volatile boolean checkpointRan;
-        private volatile boolean abandoned;
-        private volatile boolean writingDot;
-        private volatile boolean dotWritten;
-        private volatile Socket relaySocket;
-
-        CheckpointingSmtpTransport(Session session, URLName url, SendCheckpoint checkpoint) {
-            super(session, url);
-            this.checkpoint = checkpoint;
-        }
-
-        /** The plain socket of this connection (null: not ours, nothing is looked at before the dot). */
-        void watch(Socket socket) {
-            this.relaySocket = socket;
-        }
-
-        @Override
-        protected void finishData() throws IOException, MessagingException {
-            try {
-                checkpoint.beforeIrrevocableWrite();
-            } catch (Throwable t) {
-                abandoned = true;
-                throw t;
-            }
-            checkpointRan = true;
-            String ended = relayEndedTransaction(relaySocket);
-            if (ended != null) {
-                abandoned = true;
-                throw new MessagingException("the relay " + ended + " before the final dot was written",
-                        new EOFException(ended));
-            }
-            writingDot = true;
-            try {
-                super.finishData();
-            } finally {
-                writingDot = false;
-            }
-        }
-
-        @Override
-        protected void sendCommand(String cmd) throws MessagingException {
-            if (abandoned) {
-                throw new MessagingException("transaction abandoned before the final dot; not sending " + cmd);
-            }
-            super.sendCommand(cmd);
-            // the write (and flush) of the dot returned: from here on the relay may have the mail
-            if (writingDot) {
-                dotWritten = true;
-            }
-        }
-
-        /** Whether the checkpoint ran. */
-        boolean checkpointRan() {
-            return checkpointRan;
-        }
-
-        /** Whether the final dot was written, so the relay may have accepted the mail. */
-        boolean dotMayHaveReachedRelay() {
-            return checkpointRan && dotWritten;
-        }
-
-        /**
-         * Why the relay is no longer waiting for our dot ("closed the connection", "reset the connection",
-         * "spoke out of turn"), or null when it is quiet, as it should be between 354 and the dot. Reads at most
-         * one byte, with a 1 ms timeout; a byte read is never given back, the transaction is over then anyway.
-         */
-        static String relayEndedTransaction(Socket socket) {
-            if (socket == null || socket.isClosed()) {
-                return null;
-            }
-            try {
-                int timeout = socket.getSoTimeout();
-                socket.setSoTimeout(1);
-                try {
-                    return socket.getInputStream().read() < 0 ? "closed the connection" : "spoke out of turn";
-                } finally {
-                    socket.setSoTimeout(timeout);
-                }
-            } catch (SocketTimeoutException quiet) {
-                return null;
-            } catch (IOException e) {
-                return "reset the connection (" + e.getMessage() + ")";
-            }
-        }
-    }
-
-    /**
-     * The socket factory of this provider's session: plain sockets, as Angus would make them, each remembered
-     * for the thread that connected until {@link #claim} takes it (Angus connects on the calling thread).
-     */
-    static final class RelaySockets extends SocketFactory {
-        private final ThreadLocal<Socket> connected = new ThreadLocal<>();
-
-        /** The socket the calling thread's last connect made, forgotten here. */
-        Socket claim() {
-            Socket s = connected.get();
-            connected.remove();
-            return s;
-        }
-
-        private Socket remember(Socket s) {
-            connected.set(s);
-            return s;
-        }
-
-        @Override
-        public Socket createSocket() {
-            return remember(new Socket());
-        }
-
-        @Override
-        public Socket createSocket(String host, int port) throws IOException {
-            return remember(new Socket(host, port));
-        }
-
-        @Override
-        public Socket createSocket(String host, int port, InetAddress localHost, int localPort) throws IOException {
-            return remember(new Socket(host, port, localHost, localPort));
-        }
-
-        @Override
-        public Socket createSocket(InetAddress host, int port) throws IOException {
-            return remember(new Socket(host, port));
-        }
-
-        @Override
-        public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort)
-                throws IOException {
-            return remember(new Socket(address, port, localAddress, localPort));
         }
     }
 }

@@ -241,6 +241,7 @@ public final class ItEnvironment {
             throw new IllegalStateException(war + " does not exist: the server at " + serverHome
                     + " is not provisioned (mvn package runs server-config/wildfly/configure.sh)");
         }
+        ProducerWar.removeLeftovers(serverHome);
         Path workDir = workDir();
         Path profileDir = workDir.resolve(profile);
         try {

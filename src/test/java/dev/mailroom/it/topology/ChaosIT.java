@@ -16,6 +16,7 @@ import dev.mailroom.it.support.JmsClient;
 import dev.mailroom.it.support.MailroomNodes;
 import dev.mailroom.it.support.PostgresServer;
 import dev.mailroom.it.support.ProcessCpu;
+import dev.mailroom.it.support.TcpFaultProxy;
 import dev.mailroom.it.support.WildFlyServer;
 import dev.mailroom.testsupport.SmtpTestServer;
 import java.io.IOException;
@@ -96,6 +97,7 @@ class ChaosIT {
 
     private static final Instant SUITE_START = Instant.now();
     static PostgresServer postgres;
+    static TcpFaultProxy dbProxy;
     private static SmtpTestServer smtp;
     private static ArtemisBroker.Pair artemis;
     private static MailroomNodes nodes;
@@ -140,6 +142,8 @@ class ChaosIT {
         }, BACKGROUND);
         smtp = SmtpTestServer.start();
         postgres = PostgresServer.start(work, false);
+        // the nodes reach the database through a proxy that can slow it down (SlowDatabaseScenario); the ledger does not
+        dbProxy = TcpFaultProxy.start("postgres", postgres.port());
         artemis = pair.join();
         configured.join();
         ledger = new ChaosLedger(postgres, smtp);
@@ -152,7 +156,7 @@ class ChaosIT {
                 .env("MAILROOM_BROKER_USER", ArtemisBroker.MAILROOM_USER)
                 .env("MAILROOM_BROKER_PASSWORD", ArtemisBroker.MAILROOM_PASSWORD)
                 .env("MAILROOM_BROKER_CONSOLE_URLS", artemis.consoleUrls())
-                .env("MAILROOM_DB_URL", postgres.jdbcUrl())
+                .env("MAILROOM_DB_URL", postgres.jdbcUrl().replace(":" + postgres.port() + "/", ":" + dbProxy.port() + "/"))
                 .env("MAILROOM_DB_USER", postgres.user())
                 .env("MAILROOM_DB_PASSWORD", postgres.password())
                 .env("MAILROOM_DB_DRIVER", "postgresql")
@@ -195,6 +199,9 @@ class ChaosIT {
         }
         if (artemis != null) {
             artemis.close();
+        }
+        if (dbProxy != null) {
+            dbProxy.close();
         }
         if (postgres != null) {
             postgres.close();
@@ -482,7 +489,7 @@ class ChaosIT {
      * is a broken invariant, and the threads of both nodes and the broker's view are saved for it. Returns the
      * recovery time (from the end of the fault until every job finished).
      */
-    private static double outage(String prefix, List<String> ids, Duration length, Runnable stop, Runnable start,
+    static double outage(String prefix, List<String> ids, Duration length, Runnable stop, Runnable start,
                                  String fault, java.util.concurrent.Callable<Boolean> seen, List<String> broken)
             throws IOException {
         Map<String, Long> logs = logOffsets();
@@ -792,6 +799,13 @@ class ChaosIT {
     @Order(8)
     void aNodeFrozenPastItsLeasesActsOnNoneOfThemWhenItThaws() throws Exception {
         assertHeld(FrozenNodeScenario.run());
+    }
+
+    /** Every database answer 2 s late for a minute under load: {@link SlowDatabaseScenario}. */
+    @Test
+    @Order(9)
+    void theDatabaseAnsweringTwoSecondsLateForAMinuteUnderLoad() throws Exception {
+        assertHeld(SlowDatabaseScenario.run());
     }
 
     // ------------------------------------------------------------------ helpers

@@ -49,6 +49,7 @@ final class FrozenNodeScenario {
         Awaitility.await("a fifth of the run published").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
                 .until(() -> ChaosIT.published(api.getJson("/api/v1/redrives/" + id)) >= ids.size() / 5);
         List<String> held = leasesHeldBy(survivor, frozen);
+        long publishedAtFreeze = ChaosIT.published(survivor.getJson("/api/v1/redrives/" + id));
         WildFlyServer node = ChaosIT.NODES.get(frozen);
         node.freeze();
         Instant frozenAt = Instant.now();
@@ -66,10 +67,11 @@ final class FrozenNodeScenario {
         }
         Instant thawed = Instant.now();
         List<String> movedAtThaw = leasesHeldBy(survivor, other).stream().filter(held::contains).toList();
-        System.err.printf("[chaos] %s frozen %.0f s with the run %s %d published and the leases %s; %s took the run over"
-                        + " after %.0f s and held %s at the thaw%n", frozen, ChaosIT.since(frozenAt), id,
-                ChaosIT.published(survivor.getJson("/api/v1/redrives/" + id)), held, other,
-                Duration.between(frozenAt, takenOver).toMillis() / 1000.0, movedAtThaw);
+        System.err.printf("[chaos] %s frozen %.0f s with %d of run %s published and the leases %s; %s took the run over"
+                        + " after %.0f s, had published %d of %d at the thaw and held %s%n", frozen,
+                ChaosIT.since(frozenAt), publishedAtFreeze, id, held, other,
+                Duration.between(frozenAt, takenOver).toMillis() / 1000.0,
+                ChaosIT.published(survivor.getJson("/api/v1/redrives/" + id)), ids.size(), movedAtThaw);
         JsonNode record = survivor.awaitJson("/api/v1/redrives/" + id,
                 RedriveScenario.status("completed", "stopped").and(RedriveScenario.allOutcomes("sent", "unknown")),
                 Duration.ofMinutes(3));

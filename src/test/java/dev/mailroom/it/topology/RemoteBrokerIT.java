@@ -6,6 +6,7 @@ import dev.mailroom.it.support.Jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.mailroom.it.support.AmqpProducerExample;
 import dev.mailroom.it.support.ArtemisBroker;
 import dev.mailroom.it.support.ItEnvironment;
 import dev.mailroom.it.support.JmsClient;
@@ -128,9 +129,25 @@ class RemoteBrokerIT {
         }
     }
 
-    /** Kills the primary: the rest of this class runs on the backup. */
+    /**
+     * The production broker (create-broker.sh) takes AMQP 1.0 on its acceptor from the producer user: the Node.js
+     * example of docs/producers.md sends a job there, and it is sent once, like a JMS producer's.
+     */
     @Test
     @Order(4)
+    void theProductionBrokerTakesAJobOverAmqpFromTheProducerUser() {
+        String messageId = AmqpProducerExample.send("amqp://127.0.0.1:" + env.artemis().primary().port(),
+                "amqp@example.com", ArtemisBroker.PRODUCER_USER, ArtemisBroker.PRODUCER_PASSWORD);
+
+        JsonNode job = env.api().awaitJson("/api/v1/jobs/" + messageId,
+                j -> "sent_to_provider".equals(j.path("state").asText()), Duration.ofSeconds(90));
+        assertThat(job.path("attempt_count").asInt()).isEqualTo(1);
+        assertThat(env.smtp().countsByMessageId()).containsEntry(Jobs.smtpMessageId(messageId), 1);
+    }
+
+    /** Kills the primary: the rest of this class runs on the backup. */
+    @Test
+    @Order(5)
     void whenThePrimaryDiesUnderLoadMailroomFailsOverToTheBackupAndNothingIsLostOrSentTwice() throws Exception {
         SmtpTestServer smtp = env.smtp();
         String prefix = Jobs.runPrefix("remote-failover");

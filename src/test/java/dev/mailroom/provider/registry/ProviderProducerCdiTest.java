@@ -20,7 +20,7 @@ import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.provider.sandbox.SandboxProvider;
 import dev.mailroom.job.JobParser;
 import dev.mailroom.job.ParseResult;
-import dev.mailroom.job.RejectReason;
+import dev.mailroom.contract.RejectReason;
 import dev.mailroom.job.JobComponents;
 import dev.mailroom.testsupport.SmtpTestServer;
 import dev.mailroom.testsupport.SystemProperties;

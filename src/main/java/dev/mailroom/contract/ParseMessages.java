@@ -1,4 +1,4 @@
-package dev.mailroom.job;
+package dev.mailroom.contract;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonLocation;
@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What {@link JobParser} tells a producer about a refused job, in words: a schema violation as {@code <path>: <what>}
+ * What {@link JobContract} tells a producer about a refused job, in words: a schema violation as {@code <path>: <what>}
  * without regular expressions or sub-schemas, a JSON error with its line and column, the list bounded to the detail's
  * size. Apart from the parser because reading the contract and explaining its violations change for different reasons.
  */
@@ -93,7 +93,7 @@ final class ParseMessages {
             String next = (i == 0 ? "" : "; ") + all.get(i);
             String more = "; ... and " + (all.size() - i) + " more";
             boolean last = i == all.size() - 1;
-            if (sb.length() + next.length() + (last ? 0 : more.length()) > ParseResult.MAX_DETAIL_CHARS) {
+            if (sb.length() + next.length() + (last ? 0 : more.length()) > JobContract.MAX_DETAIL_CHARS) {
                 sb.append(more);
                 break;
             }

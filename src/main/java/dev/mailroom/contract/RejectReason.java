@@ -1,4 +1,4 @@
-package dev.mailroom.job;
+package dev.mailroom.contract;
 
 /**
  * Why a send job was refused before any send was attempted. Every value is a property of the job's
