@@ -7,6 +7,7 @@ import dev.mailroom.platform.lease.Leases;
 import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.recoverability.ProviderTraits;
 import dev.mailroom.testsupport.ComponentDatabase;
+import dev.mailroom.testsupport.SchemaSearch;
 import java.nio.charset.StandardCharsets;
 import java.sql.Timestamp;
 import java.time.Clock;
@@ -24,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * {@link RetentionBatch} on the real migrations (H2 here, PostgreSQL in the subclass), each batch in a transaction of
  * its own session: finished jobs past their retention go with every row that hangs off them, unfinished ones and
  * those still needed stay, a removed job's claim still refuses a duplicate for its window, and a node whose lease
- * moved removes nothing.
+ * moved removes nothing. Where a removed job's recipient is left is found by reading the schema ({@link SchemaSearch}):
+ * nowhere.
  */
 class RetentionBatchComponentTest {
 
@@ -57,9 +59,9 @@ class RetentionBatchComponentTest {
         long reset = sent("reset", "password_reset");
         long discarded = finished("discarded", JobState.discarded);
         long resolvedDeadLetter = finished("dl-resolved", JobState.dead_lettered);
-        long deadLetterOfIt = deadLetter(resolvedDeadLetter, "discarded");
+        long deadLetterOfIt = deadLetter(resolvedDeadLetter, "discarded", address("dl-resolved"));
         long pendingDeadLetter = finished("dl-open", JobState.dead_lettered);
-        deadLetter(pendingDeadLetter, "open");
+        deadLetter(pendingDeadLetter, "open", address("dl-open"));
         long received = inState("received", JobState.received);
         long sending = inState("sending", JobState.sending);
         long retrying = inState("retrying", JobState.retry_scheduled);
@@ -69,6 +71,11 @@ class RetentionBatchComponentTest {
         List<Long> kept = List.of(pendingDeadLetter, received, sending, retrying, unknown);
         assertThat(rowsOf(removable)).as("what the jobs have before retention").allSatisfy((table, n) ->
                 assertThat(n).as(table).isPositive());
+        List<String> names = List.of("sent", "reset", "discarded");
+        for (String name : names) {
+            assertThat(whereIs(address(name))).as("where " + name + "'s recipient is before retention")
+                    .containsKey("job_recipient.address");
+        }
 
         clock.offset(Duration.ofDays(29));
         moveLastChange(recent); // the recent job changed a day before the pass
@@ -78,6 +85,13 @@ class RetentionBatchComponentTest {
 
         assertThat(rowsOf(removable)).as("every row of the removed jobs").allSatisfy((table, n) ->
                 assertThat(n).as(table).isZero());
+        for (String name : names) {
+            assertThat(whereIs(address(name))).as("where " + name + "'s recipient is, in any table, after retention")
+                    .isEmpty();
+        }
+        assertThat(whereIs(address("unknown"))).as("an unknown job keeps its recipient").containsKey("job_recipient.address");
+        assertThat(whereIs(address("dl-resolved"))).as("a resolved dead letter keeps its payload until its own retention")
+                .isEqualTo(Map.of("dead_letter.payload", 1L));
         assertThat(removed.get("job")).isEqualTo(4);
         assertThat(removed.get("attempt")).isEqualTo(4); // each began one attempt
         assertThat(jobsPresent(kept)).containsExactlyInAnyOrderElementsOf(kept);
@@ -166,12 +180,21 @@ class RetentionBatchComponentTest {
     private Begin begin(String key, String messageId) {
         String body = """
                 {"schema_version": 1, "message_id": "%s", "idempotency_key": "%s", "from": "noreply@example.com",
-                 "to": ["alice@example.com"], "subject": "s", "text": "t"%s}""".formatted(run + messageId, run + key,
-                key.equals("reset") ? ", \"category\": \"password_reset\"" : "");
+                 "to": ["%s"], "subject": "s", "text": "t"%s}""".formatted(run + messageId, run + key,
+                address(messageId), key.equals("reset") ? ", \"category\": \"password_reset\"" : "");
         Incoming in = new Incoming("mail.send", "ID:r-" + run + (++jms), false, 1, body.getBytes(StandardCharsets.UTF_8),
                 true, null, null, null, null, null);
         SendJob job = ((ParseResult.Parsed) new JobParser().parse(in.body())).job();
         return db.inTransaction(em -> ledger(em).begin(in, job, SMTP, true));
+    }
+
+    /** Each job's own recipient, so a search for it finds that job's rows only. */
+    private String address(String messageId) {
+        return run + "-" + messageId + "@example.com";
+    }
+
+    private static Map<String, Long> whereIs(String text) {
+        return db.inTransaction(em -> SchemaSearch.whereIs(em, text));
     }
 
     private long sent(String name, String category) {
@@ -199,7 +222,7 @@ class RetentionBatchComponentTest {
                 .setParameter(1, Timestamp.from(clock.instant())).setParameter(2, jobId).executeUpdate());
     }
 
-    private long deadLetter(long jobId, String status) {
+    private long deadLetter(long jobId, String status, String recipient) {
         String messageId = "dl-" + run + "-" + jobId;
         return db.inTransaction(em -> {
             em.createNativeQuery("""
@@ -208,7 +231,8 @@ class RetentionBatchComponentTest {
                     values ('mailroom', ?1, ?2, 'mail.send', 'retries_exhausted', 'transient', ?3, ?4, 2, 'sha', false,
                         ?5, ?5)""")
                     .setParameter(1, messageId).setParameter(2, jobId).setParameter(3, status)
-                    .setParameter(4, "{}".getBytes()).setParameter(5, Timestamp.from(clock.instant())).executeUpdate();
+                    .setParameter(4, ("{\"to\": [\"" + recipient + "\"]}").getBytes(StandardCharsets.UTF_8))
+                    .setParameter(5, Timestamp.from(clock.instant())).executeUpdate();
             return ((Number) em.createNativeQuery("select id from dead_letter where message_id = ?1")
                     .setParameter(1, messageId).getSingleResult()).longValue();
         });
