@@ -23,12 +23,15 @@ public class JobComponents implements CheckedAtBoot {
     Instance<TemplateRenderer> renderer;
     @Inject
     Instance<UnsubscribeRequirement> unsubscribe;
+    @Inject
+    Instance<JobRetentionPolicy.Settings> retention;
 
     @Override
     public void checkSettings() {
         validity.get().check(config.getPropertyNames());
         renderer.get();
         unsubscribe.get().required(dev.mailroom.contract.UnsubscribeRule.BULK_QUEUE);
+        retention.get().interval();
     }
 
     @Produces
@@ -48,6 +51,13 @@ public class JobComponents implements CheckedAtBoot {
     @Singleton
     ValidityWindow validityWindow(Config config) {
         return new ValidityWindow(key -> config.getOptionalValue(key, String.class));
+    }
+
+    @Produces
+    @Singleton
+    JobRetentionPolicy.Settings retentionSettings(Config config) {
+        return JobRetentionPolicy.Settings.read(new SettingsReader(key -> config.getOptionalValue(key, String.class)),
+                config.getPropertyNames());
     }
 
     @Produces
