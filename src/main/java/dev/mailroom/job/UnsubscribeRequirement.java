@@ -25,7 +25,7 @@ public final class UnsubscribeRequirement {
     public static UnsubscribeRequirement read(SettingsReader settings, Collection<String> queues) {
         Map<String, Boolean> byQueue = new TreeMap<>();
         for (String queue : queues) {
-            String own = UnsubscribeRule.SETTING + "." + queue;
+            String own = "mailroom.bulk.require-unsubscribe." + queue;
             Optional<SettingsReader.Value> value = UnsubscribeRule.requiredByDefault(queue)
                     ? settings.find(own, UnsubscribeRule.SETTING) : settings.find(own);
             byQueue.put(queue, value.map(SettingsReader.Value::bool)

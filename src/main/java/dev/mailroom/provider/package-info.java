@@ -8,6 +8,6 @@
  * ({@link dev.mailroom.provider.SendCheckpoint}). Whether that means retry, throttle, dead-letter or
  * pause is classified in {@code dev.mailroom.recoverability}, from mapping tables, never here.
  *
- * <p>May use: platform.
+ * <p>May use: platform, contract (a job's unsubscribe and the headers it becomes).
  */
 package dev.mailroom.provider;

@@ -48,7 +48,8 @@ class JmsMailroomClientTest {
 
     @Test
     void theJobsQueueWinsOverTheClientsAndTheCallersTraceparentFillsIn() {
-        MailJob bulk = MailJob.to("a@example.com").from("n@example.com").subject("s").text("t").queue("mail.send.bulk").build();
+        MailJob bulk = MailJob.to("a@example.com").from("n@example.com").subject("s").text("t").queue("mail.send.bulk")
+                .unsubscribe("https://example.com/unsubscribe", null).build();
         MailJob plain = MailJob.to("a@example.com").from("n@example.com").subject("s").text("t").build();
 
         JmsMailroomClient client = MailroomClient.over(factory()).toQueue("mail.send.eu").withTraceparent(() -> TRACE);

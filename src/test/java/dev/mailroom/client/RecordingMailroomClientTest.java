@@ -11,7 +11,8 @@ class RecordingMailroomClientTest {
         RecordingMailroomClient mail = new RecordingMailroomClient();
         MailJob reset = MailJob.to("alice@example.com").from("noreply@example.com").template("password-reset").build();
         MailJob bulk = MailJob.to("bob@example.com").cc("carol@example.com").from("noreply@example.com")
-                .subject("News").text("...").queue("mail.send.bulk").build();
+                .subject("News").text("...").queue("mail.send.bulk")
+                .unsubscribe("https://example.com/unsubscribe", null).build();
 
         assertThat(mail.send(reset)).isEqualTo(reset.messageId());
         mail.send(bulk);

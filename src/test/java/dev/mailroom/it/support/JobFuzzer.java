@@ -116,6 +116,7 @@ public final class JobFuzzer {
         job.putObject("headers").put("X-Order", "7");
         job.putObject("metadata").put("order", "7");
         job.put("expires_at", "2099-01-01T00:00:00Z").put("priority", "normal");
+        job.putObject("unsubscribe").put("url", "https://example.com/unsubscribe").put("mailto", "u@example.com");
         return job;
     }
 
