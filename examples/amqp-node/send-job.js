@@ -27,6 +27,9 @@ const connection = rhea.connect({
   password: process.env.MAILROOM_AMQP_PASSWORD || 'mailroom',
   reconnect: false
 });
+// a port that does not speak AMQP (a broker with core only) answers nothing at all: give up rather than wait forever
+const timer = setTimeout(() => fail('no answer from the broker in 30 s')(), 30000);
+connection.on('connection_close', () => clearTimeout(timer));
 const sender = connection.open_sender({ target: { address: 'mail.send' } });
 sender.once('sendable', () => {
   sender.send({
@@ -43,7 +46,10 @@ const fail = (what) => (context) => {
   const error = (context && (context.error || (context.connection && context.connection.error))) || what;
   console.error('not sent: ' + (error.description || error.message || error));
   process.exitCode = 1;
+  clearTimeout(timer);
   connection.close();
+  // close() waits for the broker's answer to the close; one that never answered will not answer that either
+  setTimeout(() => process.exit(1), 1000).unref();
 };
 sender.on('rejected', fail('rejected by the broker'));
 sender.on('released', fail('released by the broker'));

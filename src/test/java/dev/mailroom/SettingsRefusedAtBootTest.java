@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mailroom.alert.AlertRouting;
 import dev.mailroom.deadletter.DeadLetterRetention;
+import dev.mailroom.job.JobRetentionPolicy;
 import dev.mailroom.job.ValidityWindow;
 import dev.mailroom.platform.settings.CheckedAtBoot;
 import dev.mailroom.platform.settings.SettingsGate;
@@ -51,6 +52,8 @@ class SettingsRefusedAtBootTest {
             concern(r -> QUEUES.forEach(new DeadLetterRetention(r.lookup())::forQueue));
     static final Consumer<Map<String, String>> VALIDITY =
             values -> new ValidityWindow(SettingsReader.of(values).lookup()).check(values.keySet());
+    static final Consumer<Map<String, String>> JOB_RETENTION =
+            values -> JobRetentionPolicy.Settings.read(SettingsReader.of(values), values.keySet());
     static final Consumer<Map<String, String>> BREAKER =
             concern(r -> CircuitBreaker.Settings.forProvider("relay-a", r.lookup()));
     static final Consumer<Map<String, String>> RATE_LIMIT =
@@ -85,6 +88,11 @@ class SettingsRefusedAtBootTest {
                 row(RETENTION, "mailroom.deadletter.retention.default", "P1D", "P5D", "at least 4 days"),
                 row(RETENTION, "mailroom.deadletter.retention.mail.send.bulk", "forever", "30d", "500ms, 5s"),
                 row(VALIDITY, "mailroom.validity.ttl.password_reset", "30 minutes", "30m", "positive duration"),
+                // retention of finished jobs: the general one, a category's, the claim window, the pass interval
+                row(JOB_RETENTION, "mailroom.jobs.retention", "a month", "30d", "positive duration"),
+                row(JOB_RETENTION, "mailroom.jobs.retention.password_reset", "0s", "1d", "positive duration"),
+                row(JOB_RETENTION, "mailroom.jobs.claim-window", "forever", "P7D", "positive duration"),
+                row(JOB_RETENTION, "mailroom.jobs.retention-interval", "often", "1m", "positive duration"),
                 // providers: the breaker, the rate limit, SMTP's port and TLS mode, a chain member without a kind
                 row(BREAKER, "mailroom.breaker.delay", "fast", "30s", "500ms, 5s"),
                 row(BREAKER, "mailroom.breaker.relay-a.request-volume", "0", "4", "whole number of at least 1"),

@@ -37,9 +37,15 @@ final class IdempotencyClaims {
         if (inserted == 1) {
             return new ClaimDecision.Held();
         }
-        long owner = ((Number) em.createNativeQuery("select job_id from send_claim where idempotency_key = ?1 for update")
+        Object[] held = (Object[]) em.createNativeQuery(
+                        "select job_id, kept_until from send_claim where idempotency_key = ?1 for update")
                 .setParameter(1, key)
-                .getSingleResult()).longValue();
+                .getSingleResult();
+        long owner = ((Number) held[0]).longValue();
+        if (held[1] != null) {
+            // the holder was removed by retention; its claim is kept for the claim window
+            return JobRetentionPolicy.claimOfRemovedJob(owner, LedgerSql.instant(held[1]));
+        }
         ClaimFacts facts;
         if (owner == j.getId()) {
             facts = new ClaimFacts(j.getId(), owner, j.getState().name(), false, false);

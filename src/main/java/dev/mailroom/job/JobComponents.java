@@ -2,6 +2,7 @@ package dev.mailroom.job;
 
 import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.settings.CheckedAtBoot;
+import dev.mailroom.platform.settings.SettingsReader;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
@@ -20,11 +21,14 @@ public class JobComponents implements CheckedAtBoot {
     Instance<ValidityWindow> validity;
     @Inject
     Instance<TemplateRenderer> renderer;
+    @Inject
+    Instance<JobRetentionPolicy.Settings> retention;
 
     @Override
     public void checkSettings() {
         validity.get().check(config.getPropertyNames());
         renderer.get();
+        retention.get().interval();
     }
 
     @Produces
@@ -37,6 +41,13 @@ public class JobComponents implements CheckedAtBoot {
     @Singleton
     ValidityWindow validityWindow(Config config) {
         return new ValidityWindow(key -> config.getOptionalValue(key, String.class));
+    }
+
+    @Produces
+    @Singleton
+    JobRetentionPolicy.Settings retentionSettings(Config config) {
+        return JobRetentionPolicy.Settings.read(new SettingsReader(key -> config.getOptionalValue(key, String.class)),
+                config.getPropertyNames());
     }
 
     @Produces

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -122,6 +123,20 @@ public final class AccessRules {
             return false;
         }
         return permits(method, roles);
+    }
+
+    /**
+     * Who may make a request, as the API's description states it: empty when no login is asked (health, a provider's
+     * webhook, which its signature authenticates, and the session endpoint, whose body carries the credentials), else
+     * the roles {@link #permits(String, String, boolean, Collection)} lets through (without {@code reveal}). Derived
+     * from the rules the filter enforces, so the description cannot say otherwise.
+     */
+    public static List<String> documentedRoles(String path, String method) {
+        String p = path == null || path.isEmpty() ? "/" : path;
+        if (under(p, WEBHOOKS_PATH) || area(p) != Area.API) {
+            return List.of();
+        }
+        return java.util.stream.Stream.of(VIEWER, OPERATOR).filter(r -> permits(p, method, false, List.of(r))).toList();
     }
 
     /** Whether a query string asks for {@code reveal=true} (as JAX-RS reads a boolean: case-insensitive). */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.mailroom.it.support.ItEnvironment;
+import dev.mailroom.ops.security.AccessRules;
 import jakarta.ws.rs.ApplicationPath;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -68,6 +69,44 @@ class OpenApiIT {
             }
         }
         assertThat(missing).as("resource methods missing from /openapi, which has " + documented).isEmpty();
+    }
+
+    /**
+     * Each operation says who may make it as the access filter decides ({@code x-mailroom-roles}, from
+     * {@link AccessRules#documentedRoles}); one that needs a login answers 401 and 403 with the error shape, one that
+     * does not has an empty security requirement ({@code [{}]}: no login).
+     */
+    @Test
+    void everyOperationSaysWhoMayMakeItAsTheFilterDecides() throws Exception {
+        ItEnvironment env = ItEnvironment.get();
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + env.server().httpPort() + "/openapi?format=JSON")).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        JsonNode paths = new ObjectMapper().readTree(r.body()).path("paths");
+        TreeSet<String> wrong = new TreeSet<>();
+        int[] counted = new int[2];
+        paths.fields().forEachRemaining(p -> p.getValue().fields().forEachRemaining(op -> {
+            if (!VERBS.containsValue(op.getKey())) {
+                return; // parameters shared by the path's operations
+            }
+            String path = p.getKey().substring(Math.max(0, p.getKey().indexOf("/api/")));
+            List<String> expected = AccessRules.documentedRoles(path, op.getKey().toUpperCase(java.util.Locale.ROOT));
+            List<String> stated = new java.util.ArrayList<>();
+            op.getValue().path("x-mailroom-roles").forEach(n -> stated.add(n.asText()));
+            JsonNode responses = op.getValue().path("responses");
+            boolean shaped = expected.isEmpty()
+                    ? op.getValue().path("security").size() == 1 && op.getValue().path("security").path(0).isEmpty()
+                    : responses.path("401").path("content").path("application/json").path("schema").path("$ref")
+                            .asText().endsWith("ApiError") && responses.has("403");
+            if (!stated.equals(expected) || !op.getValue().has("x-mailroom-roles") || !shaped) {
+                wrong.add(op.getKey() + " " + p.getKey() + ": states " + stated + ", the rules say " + expected
+                        + " in " + op.getValue());
+            }
+            counted[expected.isEmpty() ? 0 : 1]++;
+        }));
+        assertThat(wrong).isEmpty();
+        assertThat(counted[0]).as("operations without a login (health, webhooks, session)").isPositive();
+        assertThat(counted[1]).as("operations that need a role").isGreaterThan(30);
     }
 
     /** {@code "get /api/v1/jobs/{messageId}"} for each resource method of the compiled {@code dev.mailroom.ops}. */

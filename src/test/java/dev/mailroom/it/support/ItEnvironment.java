@@ -311,6 +311,8 @@ public final class ItEnvironment {
                 env.put("MAILROOM_POLICY_MAIL_SEND_BULK_TRANSIENT_MAX_RETRIES", "1");
                 env.put("MAILROOM_DEADLETTER_SWEEP_INTERVAL", "PT2S");
                 env.put("MAILROOM_DEADLETTER_MONITOR_INTERVAL", "PT1S");
+                // a retention pass every 2 s, not every minute: it removes nothing until a test moves the clock
+                env.put("MAILROOM_JOBS_RETENTION_INTERVAL", "PT2S");
                 env.put("MAILROOM_TESTING_CLOCK_CONTROL", "true");
                 // stop the line: a probe every second; a dead-letter-rate pause restarts after seconds, not a
                 // minute; the bulk queue's breaker activates after 20 deliveries (StopTheLineIT)

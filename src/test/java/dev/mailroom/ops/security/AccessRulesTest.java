@@ -213,4 +213,29 @@ class AccessRulesTest {
     void errorBodiesAreEscapedJson() {
         assertThat(AccessFilter.json("a \"b\" \\ c\n")).isEqualTo("a \\\"b\\\" \\\\ c\\n");
     }
+
+    @ParameterizedTest(name = "{1} {0}: {2}")
+    @CsvSource(delimiter = '|', value = {
+        "/api/v1/jobs/{messageId}             | GET    | mailroom-viewer mailroom-operator",
+        "/api/v1/jobs/{messageId}             | HEAD   | mailroom-viewer mailroom-operator",
+        "/api/v1/dead-letters/{id}/discard    | POST   | mailroom-operator",
+        "/api/v1/queues/{queue}/pause         | POST   | mailroom-operator",
+        "/api/v1/suppressions/{address}       | DELETE | mailroom-operator",
+        "/api/v1/sandbox/outbox               | GET    | mailroom-operator",
+        "/api/v1/health                       | GET    | ''",
+        "/api/v1/health/ready                 | GET    | ''",
+        "/api/v1/webhooks/{profile}           | POST   | ''",
+        "/api/v1/session                      | POST   | ''",
+        "/api/v1/session                      | DELETE | ''",
+    })
+    void theDescriptionStatesWhoMayMakeARequestAsTheFilterDecides(String path, String method, String roles) {
+        List<String> expected = roles.isEmpty() ? List.of() : List.of(roles.split(" "));
+        assertThat(AccessRules.documentedRoles(path, method)).isEqualTo(expected);
+        // and it is what the filter's rule lets through
+        for (String role : List.of(VIEWER, OPERATOR)) {
+            if (!expected.isEmpty()) {
+                assertThat(AccessRules.permits(path, method, false, List.of(role))).isEqualTo(expected.contains(role));
+            }
+        }
+    }
 }

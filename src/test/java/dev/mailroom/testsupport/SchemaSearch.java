@@ -1,0 +1,56 @@
+package dev.mailroom.testsupport;
+
+import jakarta.persistence.EntityManager;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Where a piece of text (an address, a subject) is stored, found by reading the schema rather than a hand list of
+ * tables: every text and binary column of every table of the schema (H2 or PostgreSQL), searched case-insensitively.
+ * A table a later migration adds is searched without anyone remembering to. For tests on small databases: binary
+ * columns are read whole and searched here (one way for both databases, whatever bytes they hold).
+ */
+public final class SchemaSearch {
+
+    private SchemaSearch() {
+    }
+
+    /** {@code table.column} -> rows whose column holds {@code text}, for every column where it is found. */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Long> whereIs(EntityManager em, String text) {
+        String needle = text.toLowerCase(Locale.ROOT);
+        Map<String, Long> found = new TreeMap<>();
+        List<Object[]> columns = em.createNativeQuery("""
+                        select c.table_name, c.column_name, c.data_type from information_schema.columns c
+                        join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+                        where lower(c.table_schema) = 'public' and t.table_type in ('BASE TABLE', 'TABLE')
+                        and lower(c.table_name) <> 'flyway_schema_history'
+                        order by c.table_name, c.column_name""")
+                .getResultList();
+        for (Object[] c : columns) {
+            String table = ((String) c[0]).toLowerCase(Locale.ROOT);
+            String column = ((String) c[1]).toLowerCase(Locale.ROOT);
+            String type = ((String) c[2]).toLowerCase(Locale.ROOT);
+            long rows;
+            if (type.contains("char") || type.equals("text")) {
+                rows = ((Number) em.createNativeQuery("select count(*) from " + table + " where lower(" + column
+                        + ") like ?1").setParameter(1, "%" + needle + "%").getSingleResult()).longValue();
+            } else if (type.contains("binary") || type.equals("bytea")) {
+                rows = ((List<Object>) em.createNativeQuery("select " + column + " from " + table + " where " + column
+                        + " is not null").getResultList()).stream()
+                        .filter(v -> new String((byte[]) v, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT)
+                                .contains(new String(needle.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1)))
+                        .count();
+            } else {
+                continue;
+            }
+            if (rows > 0) {
+                found.put(table + "." + column, rows);
+            }
+        }
+        return found;
+    }
+}
