@@ -42,12 +42,7 @@ class OpenApiIT {
 
     @Test
     void openapiDescribesEveryResourceMethod() throws Exception {
-        ItEnvironment env = ItEnvironment.get();
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + env.server().httpPort() + "/openapi?format=JSON")).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-        JsonNode doc = new ObjectMapper().readTree(r.body());
+        JsonNode doc = openapi();
         JsonNode paths = doc.path("paths");
         // what the resources cannot say, from META-INF/openapi.yaml: the login, the roles and the one error shape
         assertThat(doc.path("components").path("securitySchemes").path("basic").path("scheme").asText()).isEqualTo("basic");
@@ -78,11 +73,7 @@ class OpenApiIT {
      */
     @Test
     void everyOperationSaysWhoMayMakeItAsTheFilterDecides() throws Exception {
-        ItEnvironment env = ItEnvironment.get();
-        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + env.server().httpPort() + "/openapi?format=JSON")).GET().build(),
-                HttpResponse.BodyHandlers.ofString());
-        JsonNode paths = new ObjectMapper().readTree(r.body()).path("paths");
+        JsonNode paths = openapi().path("paths");
         TreeSet<String> wrong = new TreeSet<>();
         int[] counted = new int[2];
         paths.fields().forEachRemaining(p -> p.getValue().fields().forEachRemaining(op -> {
@@ -107,6 +98,15 @@ class OpenApiIT {
         assertThat(wrong).isEmpty();
         assertThat(counted[0]).as("operations without a login (health, webhooks, session)").isPositive();
         assertThat(counted[1]).as("operations that need a role").isGreaterThan(30);
+    }
+
+    /** The document {@code /openapi} serves, as JSON, without a login. */
+    private static JsonNode openapi() throws IOException, InterruptedException {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                "http://127.0.0.1:" + ItEnvironment.get().server().httpPort() + "/openapi?format=JSON")).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return new ObjectMapper().readTree(r.body());
     }
 
     /** {@code "get /api/v1/jobs/{messageId}"} for each resource method of the compiled {@code dev.mailroom.ops}. */
