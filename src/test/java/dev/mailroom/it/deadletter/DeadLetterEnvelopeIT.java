@@ -90,7 +90,8 @@ class DeadLetterEnvelopeIT {
         // the IT server's bulk queue policy: transient 1 s, one retry
         smtp.enqueueReply(451, "4.3.0 Temporary local problem");
         smtp.enqueueReply(451, "4.3.0 Temporary local problem");
-        String body = job(id, "");
+        // the bulk queue takes a job only with a one-click unsubscribe
+        String body = job(id, ", \"unsubscribe\": {\"url\": \"https://example.com/unsubscribe/it\"}");
         env.jms().sendText("mail.send.bulk", body);
 
         Pair dl = awaitDeadLetter("mail.send.bulk", id);

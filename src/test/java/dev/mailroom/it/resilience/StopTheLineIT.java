@@ -130,7 +130,8 @@ class StopTheLineIT {
         // exception in our own code, internal, one retry, then handler_error (see DeadLetterEnvelopeIT)
         env.jms().sendAll(BULK, brokenIds.stream().map(id -> """
                 {"schema_version": 1, "message_id": "%s", "from": "noreply@example.com",
-                 "to": ["\\"Alice <alice@example.com>"], "subject": "x", "text": "x"}""".formatted(id)).toList());
+                 "to": ["\\"Alice <alice@example.com>"], "subject": "x", "text": "x",
+                 "unsubscribe": {"url": "https://example.com/unsubscribe/it"}}""".formatted(id)).toList());
         JsonNode paused = awaitQueue(BULK, q -> "dead_letter_rate".equals(q.path("paused_reason").asText()),
                 Duration.ofSeconds(60));
         assertThat(paused.path("paused_detail").asText()).contains("dead-lettered");
