@@ -297,8 +297,11 @@ class ConsoleBrowserIT {
         assertThat(driver.findElement(card).findElements(testId("x-tick")).size()).isGreaterThanOrEqualTo(2);
         ConsoleScreenshots.save(driver, "dashboard");
 
-        wait(WAIT).until(d -> {
-            d.findElement(bar).click();
+        // the chart redraws itself every few seconds: a click that lands while something covers the bar is tried again
+        wait(WAIT).ignoring(org.openqa.selenium.ElementClickInterceptedException.class).until(d -> {
+            WebElement b = d.findElement(bar);
+            ((JavascriptExecutor) d).executeScript("arguments[0].scrollIntoView({block: 'center'})", b);
+            b.click();
             return true;
         });
         List<WebElement> rows = waitForListed(messageId);
