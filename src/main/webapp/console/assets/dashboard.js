@@ -336,6 +336,8 @@ export function arrivalsChart(buckets, bucket, queue) {
     bar.append(svg('title', {}, `${label.format(new Date(start))}–${label.format(new Date(start + size))}: `
       + `${b.count} dead letters` + (reasons.length ? ' (' + Object.entries(b.by_reason || {}).map(([r, n]) => `${r} ${n}`).join(', ') + ')' : '')
       + ' — click to list them'));
+    // the whole column is the link: a bucket of 1 beside one of 1,000 is a bar under a pixel high, still clicked
+    bar.append(svg('rect', {class: 'hit', x, width: bw, y: top, height: plotH, fill: 'transparent'}));
     // stacked by reason, bottom up in legend order; a bucket without a breakdown is one plain bar
     let base = 0;
     const parts = reasons.length ? reasons.map((r) => [r, (b.by_reason || {})[r] || 0]) : [['all', b.count]];
