@@ -19,6 +19,18 @@ public final class RedriveRules {
     public static final int MAX_COHORT = 10_000;
     public static final int MAX_SAMPLE = 1_000;
     public static final double MAX_RATE = 100.0;
+    /** The longest a sample may wait for its replays' outcomes. */
+    public static final Duration MAX_SAMPLE_TIMEOUT = Duration.ofHours(1);
+
+    /** A rate a run may go at, jobs per second: above 0 and at most {@link #MAX_RATE}. */
+    static boolean validRate(double perSecond) {
+        return perSecond > 0 && perSecond <= MAX_RATE;
+    }
+
+    /** A sample timeout a run may have: above zero and at most {@link #MAX_SAMPLE_TIMEOUT}. */
+    static boolean validSampleTimeout(Duration timeout) {
+        return !timeout.isNegative() && !timeout.isZero() && timeout.compareTo(MAX_SAMPLE_TIMEOUT) <= 0;
+    }
 
     private RedriveRules() {
     }
@@ -77,7 +89,7 @@ public final class RedriveRules {
         }
         double sampleRate = r.sampleRatePerSecond() == null ? d.sampleRatePerSecond() : r.sampleRatePerSecond();
         double rate = r.ratePerSecond() == null ? d.ratePerSecond() : r.ratePerSecond();
-        if (!(sampleRate > 0 && sampleRate <= MAX_RATE) || !(rate > 0 && rate <= MAX_RATE)) {
+        if (!validRate(sampleRate) || !validRate(rate)) {
             throw bad("sample_rate_per_second and rate_per_second are above 0 and at most " + MAX_RATE);
         }
         Duration timeout;
@@ -86,7 +98,7 @@ public final class RedriveRules {
         } catch (DateTimeParseException e) {
             throw bad("sample_timeout is an ISO-8601 duration (e.g. PT2M), not " + r.sampleTimeout());
         }
-        if (timeout.isNegative() || timeout.isZero() || timeout.compareTo(Duration.ofHours(1)) > 0) {
+        if (!validSampleTimeout(timeout)) {
             throw bad("sample_timeout is above zero and at most PT1H");
         }
         return new RedriveRecord.Options(sample, sampleRate, rate, timeout.toString(), skipSample);

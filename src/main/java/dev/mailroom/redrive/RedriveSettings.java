@@ -3,7 +3,6 @@ package dev.mailroom.redrive;
 import dev.mailroom.platform.settings.DurationText;
 import dev.mailroom.platform.settings.SettingsReader;
 import java.time.Duration;
-import java.util.function.Function;
 
 /**
  * The {@code mailroom.redrive.*} settings, read and checked at deployment against the same bounds a plan's own options
@@ -22,7 +21,7 @@ public record RedriveSettings(RedriveRules.Defaults defaults, int maxLaps) {
                 s.integer(10, 0, RedriveRules.MAX_SAMPLE, PREFIX + "sample-size"),
                 rate(s, "sample-rate-per-second", 1),
                 rate(s, "rate-per-second", 2),
-                s.find(PREFIX + "sample-timeout").map(v -> v.as(within(Duration.ofHours(1)),
+                s.find(PREFIX + "sample-timeout").map(v -> v.as(RedriveSettings::sampleTimeout,
                         "a duration above zero and at most 1h, such as 2m or PT2M")).orElse(Duration.ofMinutes(2))),
                 s.integer(3, 1, 1_000, PREFIX + "max-laps"));
     }
@@ -30,20 +29,18 @@ public record RedriveSettings(RedriveRules.Defaults defaults, int maxLaps) {
     private static double rate(SettingsReader s, String key, double fallback) {
         return s.find(PREFIX + key).map(v -> v.as(t -> {
             double d = Double.parseDouble(t);
-            if (!(d > 0 && d <= RedriveRules.MAX_RATE)) {
+            if (!RedriveRules.validRate(d)) {
                 throw new IllegalArgumentException("out of range");
             }
             return d;
         }, "a number above 0 and at most " + RedriveRules.MAX_RATE)).orElse(fallback);
     }
 
-    private static Function<String, Duration> within(Duration max) {
-        return t -> {
-            Duration d = DurationText.parse(t);
-            if (d.isNegative() || d.isZero() || d.compareTo(max) > 0) {
-                throw new IllegalArgumentException("out of range");
-            }
-            return d;
-        };
+    private static Duration sampleTimeout(String text) {
+        Duration d = DurationText.parse(text);
+        if (!RedriveRules.validSampleTimeout(d)) {
+            throw new IllegalArgumentException("out of range");
+        }
+        return d;
     }
 }
