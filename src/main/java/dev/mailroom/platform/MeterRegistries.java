@@ -1,6 +1,5 @@
 package dev.mailroom.platform;
 
-import dev.mailroom.platform.liberty.OwnPrometheusRegistry;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
@@ -9,11 +8,10 @@ import jakarta.inject.Inject;
 import java.util.Optional;
 
 /**
- * Chooses, at run time, the registry behind {@link Meters}. WildFly's Micrometer subsystem offers a
- * {@link MeterRegistry} bean and scrapes it at its management port's {@code /prometheus}; Open Liberty has none
- * (its MicroProfile Metrics keeps its registry to itself), so there Mailroom keeps a Prometheus registry and
- * serves it at {@code /api/v1/metrics} ({@link #ownScrape()}). A qualifier rather than a second default bean:
- * two {@code @Default} registries on WildFly would be an ambiguous dependency.
+ * The registry behind {@link Meters}: the server's own where it offers one (WildFly's Micrometer subsystem, which
+ * scrapes it at its management port's {@code /prometheus}), else the one Mailroom keeps itself
+ * ({@link ServerPlatform#ownMeters()}, Open Liberty, served at {@code /api/v1/metrics}). A qualifier rather than a
+ * second default bean: two {@code @Default} registries on WildFly would be an ambiguous dependency.
  */
 @ApplicationScoped
 public class MeterRegistries {
@@ -21,33 +19,17 @@ public class MeterRegistries {
     @Inject
     Instance<MeterRegistry> server;
 
-    private volatile MeterRegistry chosen;
-    private volatile OwnPrometheusRegistry own;
+    @Inject
+    ServerPlatform platform;
 
     @Produces
     @Meters
     MeterRegistry registry() {
-        MeterRegistry r = chosen;
-        if (r == null) {
-            synchronized (this) {
-                if (chosen == null) {
-                    if (server.isResolvable()) {
-                        chosen = server.get();
-                    } else {
-                        own = new OwnPrometheusRegistry();
-                        chosen = own.registry();
-                    }
-                }
-                r = chosen;
-            }
-        }
-        return r;
+        return platform.ownMeters().map(OwnMeters::registry).orElseGet(() -> server.get());
     }
 
     /** The Prometheus text of the registry Mailroom keeps itself; empty where the server scrapes its own. */
     public Optional<String> ownScrape() {
-        registry();
-        OwnPrometheusRegistry o = own;
-        return o == null ? Optional.empty() : Optional.of(o.scrape());
+        return platform.ownMeters().map(OwnMeters::scrape);
     }
 }

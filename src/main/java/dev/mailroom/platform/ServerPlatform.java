@@ -4,7 +4,7 @@ import java.util.Optional;
 
 /**
  * What differs between the application servers Mailroom runs on, one implementation per server
- * ({@code platform.wildfly}, {@code platform.liberty}), chosen at run time by {@link ServerPlatforms}. Everything
+ * ({@code platform.wildfly}, {@code platform.liberty}), chosen at run time ({@code platform.servers.ServerPlatforms}). Everything
  * else Mailroom does is plain Jakarta EE and MicroProfile; only these classes name a server's management objects.
  */
 public interface ServerPlatform {
@@ -20,4 +20,10 @@ public interface ServerPlatform {
 
     /** The delivery switch of this deployment's message-driven beans. */
     ConsumerSwitch consumers();
+
+    /**
+     * The registry Mailroom keeps itself where the server offers none to the deployment; empty where the server
+     * has its own (WildFly's Micrometer subsystem, a {@code MeterRegistry} bean it scrapes itself).
+     */
+    Optional<OwnMeters> ownMeters();
 }

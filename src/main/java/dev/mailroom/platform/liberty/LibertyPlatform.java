@@ -3,6 +3,7 @@ package dev.mailroom.platform.liberty;
 import dev.mailroom.platform.BrokerQueues;
 import dev.mailroom.platform.ConsumerSwitch;
 import dev.mailroom.platform.MdbQueues;
+import dev.mailroom.platform.OwnMeters;
 import dev.mailroom.platform.ServerPlatform;
 import java.util.Optional;
 
@@ -14,6 +15,7 @@ import java.util.Optional;
 public final class LibertyPlatform implements ServerPlatform {
 
     private final ConsumerSwitch consumers;
+    private final OwnMeters meters = new OwnPrometheusRegistry();
 
     public LibertyPlatform(MdbQueues mdbQueues) {
         this.consumers = new LibertyConsumerSwitch(mdbQueues);
@@ -37,5 +39,10 @@ public final class LibertyPlatform implements ServerPlatform {
     @Override
     public ConsumerSwitch consumers() {
         return consumers;
+    }
+
+    @Override
+    public Optional<OwnMeters> ownMeters() {
+        return Optional.of(meters);
     }
 }

@@ -1,5 +1,6 @@
 package dev.mailroom.platform.liberty;
 
+import dev.mailroom.platform.OwnMeters;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -9,14 +10,16 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
  * WildFly, which brings its own, the Prometheus registry's classes are never loaded (WildFly does not give them
  * to the deployment).
  */
-public final class OwnPrometheusRegistry {
+final class OwnPrometheusRegistry implements OwnMeters {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
+    @Override
     public MeterRegistry registry() {
         return registry;
     }
 
+    @Override
     public String scrape() {
         return registry.scrape();
     }

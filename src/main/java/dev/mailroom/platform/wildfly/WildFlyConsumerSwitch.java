@@ -1,6 +1,5 @@
 package dev.mailroom.platform.wildfly;
 
-import dev.mailroom.platform.ConsumerMap;
 import dev.mailroom.platform.ConsumerSwitch;
 import java.lang.management.ManagementFactory;
 import java.util.HashMap;

@@ -2,6 +2,7 @@ package dev.mailroom.platform.wildfly;
 
 import dev.mailroom.platform.BrokerQueues;
 import dev.mailroom.platform.ConsumerSwitch;
+import dev.mailroom.platform.OwnMeters;
 import dev.mailroom.platform.ServerPlatform;
 import java.util.Optional;
 
@@ -29,5 +30,10 @@ public final class WildFlyPlatform implements ServerPlatform {
     @Override
     public ConsumerSwitch consumers() {
         return consumers;
+    }
+
+    @Override
+    public Optional<OwnMeters> ownMeters() {
+        return Optional.empty();
     }
 }

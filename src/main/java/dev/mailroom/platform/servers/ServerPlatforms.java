@@ -1,4 +1,7 @@
-package dev.mailroom.platform;
+package dev.mailroom.platform.servers;
+
+import dev.mailroom.platform.MdbQueues;
+import dev.mailroom.platform.ServerPlatform;
 
 import dev.mailroom.platform.liberty.LibertyPlatform;
 import dev.mailroom.platform.wildfly.WildFlyPlatform;
