@@ -55,6 +55,7 @@ public final class AttachmentFetcher {
         this.client = HttpClient.newBuilder()
                 .connectTimeout(settings.connectTimeout())
                 .followRedirects(HttpClient.Redirect.NEVER)
+                .version(HttpClient.Version.HTTP_1_1) // no h2c upgrade dance with a file server
                 .build();
     }
 

@@ -17,17 +17,16 @@ import java.util.Locale;
  * @param connectTimeout  bound on connecting to the source
  * @param timeout         bound on one fetch, from the request to the last byte
  * @param maxRedirects    redirects followed (each one under the allowed prefixes)
- * @param cacheBytes      fetched bytes kept in memory by SHA-256 for a retry of the same job (0: none)
+ * @param cacheBytes      fetched bytes kept in memory by URL and SHA-256 for a retry of the same job (0: none)
  */
 public record AttachmentSettings(List<String> allowedPrefixes, long maxBytes, long maxJobBytes, Duration connectTimeout,
                                  Duration timeout, int maxRedirects, long cacheBytes) {
 
-    public static final String PREFIX = "mailroom.attachments.";
-    public static final String ALLOWED_PREFIXES = PREFIX + "allowed-prefixes";
-    public static final String CONNECT_TIMEOUT = PREFIX + "connect-timeout";
-    public static final String TIMEOUT = PREFIX + "timeout";
-    public static final String MAX_REDIRECTS = PREFIX + "max-redirects";
-    public static final String CACHE_BYTES = PREFIX + "cache-bytes";
+    public static final String ALLOWED_PREFIXES = "mailroom.attachments.allowed-prefixes";
+    public static final String CONNECT_TIMEOUT = "mailroom.attachments.connect-timeout";
+    public static final String TIMEOUT = "mailroom.attachments.timeout";
+    public static final String MAX_REDIRECTS = "mailroom.attachments.max-redirects";
+    public static final String CACHE_BYTES = "mailroom.attachments.cache-bytes";
 
     public AttachmentSettings {
         allowedPrefixes = List.copyOf(allowedPrefixes);

@@ -22,8 +22,8 @@ import org.eclipse.microprofile.config.Config;
  * <p>Why there: a job refused at the door, a duplicate, one put back by a breaker or the rate limit fetches nothing;
  * a fetch that fails is an attempt of the job like a provider's failure (classified, retried or dead-lettered, on its
  * timeline); a crash during the fetch loses nothing, the job is still on the broker and its bytes at their source.
- * Fetched bytes are kept in memory by their SHA-256 ({@link ContentCache}), so a retry after a provider's failure does
- * not fetch them again.
+ * Fetched bytes are kept in memory by URL and SHA-256 ({@link ContentCache}), so a retry after a provider's failure
+ * does not fetch them again.
  */
 @ApplicationScoped
 public class Attachments implements CheckedAtBoot {
@@ -92,14 +92,15 @@ public class Attachments implements CheckedAtBoot {
                 out.add(new MailAttachment(a.filename(), a.contentType(), Base64.getDecoder().decode(a.contentBase64())));
                 continue;
             }
-            byte[] content = r.cache().get(a.sha256()).orElse(null);
+            String key = ContentCache.key(a.url(), a.sha256());
+            byte[] content = r.cache().get(key).orElse(null);
             if (content == null) {
                 FetchOutcome outcome = r.fetcher().fetch(a.url(), a.sha256(), a.size());
                 if (!(outcome instanceof FetchOutcome.Fetched fetched)) {
                     return new Failed(FetchFailures.classify(i, a.filename(), a.url(), outcome));
                 }
                 content = fetched.content();
-                r.cache().put(a.sha256(), content);
+                r.cache().put(key, content);
             }
             out.add(new MailAttachment(a.filename(), a.contentType(), content));
         }

@@ -6,10 +6,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Fetched attachment bytes by SHA-256, least recently used out first, bounded by their total size: a retry of a job
- * whose provider failed does not fetch again what this node already fetched and checked. Safe to share between jobs
- * because the key is the content's own hash (checked before it is put). A restart empties it; nothing depends on it
- * but the number of fetches.
+ * Fetched attachment bytes by URL and SHA-256, least recently used out first, bounded by their total size: a retry of a
+ * job whose provider failed does not fetch again what this node already fetched and checked. Keyed by the URL too, not
+ * the hash alone: a job naming another URL is answered by that URL (a 404 there is this job's failure, whatever another
+ * job fetched), and knowing a file's hash is not a way to another producer's file. A restart empties it; nothing
+ * depends on it but the number of fetches.
  */
 final class ContentCache {
 
@@ -21,15 +22,20 @@ final class ContentCache {
         this.capacity = capacity;
     }
 
-    synchronized Optional<byte[]> get(String sha256) {
-        return Optional.ofNullable(entries.get(sha256));
+    synchronized Optional<byte[]> get(String key) {
+        return Optional.ofNullable(entries.get(key));
     }
 
-    synchronized void put(String sha256, byte[] content) {
-        if (content.length > capacity || entries.containsKey(sha256)) {
+    /** The key of a fetched file: its URL and the SHA-256 it was checked against. */
+    static String key(String url, String sha256) {
+        return sha256 + " " + url;
+    }
+
+    synchronized void put(String key, byte[] content) {
+        if (content.length > capacity || entries.containsKey(key)) {
             return;
         }
-        entries.put(sha256, content);
+        entries.put(key, content);
         size += content.length;
         Iterator<Map.Entry<String, byte[]>> oldest = entries.entrySet().iterator();
         while (size > capacity && oldest.hasNext()) {

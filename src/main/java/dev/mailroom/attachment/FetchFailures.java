@@ -54,8 +54,9 @@ public final class FetchFailures {
         throw new IllegalArgumentException("a fetched attachment is no failure");
     }
 
+    /** The error type is the exception's when there was one, else the enhanced code: a dead letter's error_type. */
     private static Failure failure(FailureClass c, String code, String enhancedCode, String text, String errorType) {
-        return new Failure(c, null, code, enhancedCode, text, null, errorType);
+        return new Failure(c, null, code, enhancedCode, text, null, errorType != null ? errorType : enhancedCode);
     }
 
     private static String text(String body) {

@@ -40,6 +40,9 @@ final class MimeContent {
             part.setDataHandler(new DataHandler(new ByteArrayDataSource(file.content(), type)));
             part.setFileName(file.filename()); // RFC 2231-encoded when it is not ASCII
             part.setDisposition(Part.ATTACHMENT);
+            // base64 whatever the bytes: a file that happens to be ASCII would otherwise go as 7bit, and SMTP turns
+            // its bare line feeds into CRLF on the way (the recipient would get other bytes than were sent)
+            part.setHeader("Content-Transfer-Encoding", "base64");
             mixed.addBodyPart(part);
         }
         msg.setContent(mixed);
@@ -71,6 +74,7 @@ final class MimeContent {
         for (MailAttachment invite : invites) {
             MimeBodyPart calendar = new MimeBodyPart();
             calendar.setDataHandler(new DataHandler(new ByteArrayDataSource(invite.content(), invite.contentType())));
+            calendar.setHeader("Content-Transfer-Encoding", "base64");
             alternative.addBodyPart(calendar);
         }
         part.setContent(alternative);
