@@ -8,10 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -153,19 +150,11 @@ public final class AttachmentFetcher {
         if (content.length != size) {
             return new FetchOutcome.Mismatch(content.length + " bytes, the job declared " + size);
         }
-        String actual = sha256(content);
+        String actual = dev.mailroom.provider.MailAttachment.sha256Of(content);
         if (!actual.equals(sha256)) {
             return new FetchOutcome.Mismatch("SHA-256 " + actual + ", the job declared " + sha256);
         }
         return new FetchOutcome.Fetched(content);
-    }
-
-    static String sha256(byte[] content) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JRE", e);
-        }
     }
 
     /** A body read up to a limit; what lies beyond is not read (the stream is cancelled) but noted. */

@@ -29,6 +29,20 @@ public record MailAttachment(String filename, String contentType, byte[] content
         return lower.startsWith("text/calendar") && (lower.contains(";method=request") || lower.contains(";method=\"request\""));
     }
 
+    /** Lower-case hex SHA-256 of the bytes. */
+    public String sha256() {
+        return sha256Of(content);
+    }
+
+    /** Lower-case hex SHA-256 of {@code bytes}, as the job contract writes an attachment's {@code sha256}. */
+    public static String sha256Of(byte[] bytes) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JRE", e);
+        }
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof MailAttachment other && filename.equals(other.filename)

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class AttachmentFetcherTest {
 
     private static final byte[] PDF = "%PDF-1.4 invoice".getBytes(StandardCharsets.US_ASCII);
-    private static final String SHA = AttachmentFetcher.sha256(PDF);
+    private static final String SHA = dev.mailroom.provider.MailAttachment.sha256Of(PDF);
 
     private HttpServer server;
     private final AtomicInteger requests = new AtomicInteger();

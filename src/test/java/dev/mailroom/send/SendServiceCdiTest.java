@@ -516,13 +516,14 @@ class SendServiceCdiTest {
     }
 
     private static String byReference(String url) {
-        try {
-            return ("{\"filename\": \"invoice.pdf\", \"content_type\": \"application/pdf\", \"url\": \"%s\", "
-                    + "\"sha256\": \"%s\", \"size\": %d}").formatted(url, java.util.HexFormat.of().formatHex(
-                    java.security.MessageDigest.getInstance("SHA-256").digest(PDF)), PDF.length);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return ("{\"filename\": \"invoice.pdf\", \"content_type\": \"application/pdf\", \"url\": \"%s\", "
+                + "\"sha256\": \"%s\", \"size\": %d}").formatted(url,
+                dev.mailroom.provider.MailAttachment.sha256Of(PDF), PDF.length);
+    }
+
+    private static ProviderResponse acceptedBySmtp(SendCheckpoint checkpoint) {
+        checkpoint.beforeIrrevocableWrite();
+        return ProviderResponse.accepted("smtp", "250", "250 OK", "queued");
     }
 
     /** The {@code n}th retry copy the stand-in executor scheduled, as the broker delivers it. */
@@ -601,10 +602,7 @@ class SendServiceCdiTest {
             // the retry's copy fetches it; the provider fails; the next copy has the file already
             SCRIPT.add(SendServiceCdiTest::tryLater);
             handle(send, copy(1, withAttachments("files-503", byReference(url))));
-            SCRIPT.add(c -> {
-                c.beforeIrrevocableWrite();
-                return ProviderResponse.accepted("smtp", "250", "250 OK", "queued");
-            });
+            SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
             handle(send, copy(2, withAttachments("files-503", byReference(url))));
             assertThat(jobRow("files-503").getState()).isEqualTo(JobState.sent_to_provider);
             assertThat(HANDED).hasSize(2).allSatisfy(m -> assertThat(m.attachments()).singleElement()
@@ -623,10 +621,7 @@ class SendServiceCdiTest {
             String prefix = "http://127.0.0.1:" + server.getAddress().getPort() + "/files/";
             properties.set("mailroom.attachments.allowed-prefixes", prefix);
             SendService send = boot("smtp", false);
-            SCRIPT.add(c -> {
-                c.beforeIrrevocableWrite();
-                return ProviderResponse.accepted("smtp", "250", "250 OK", "queued");
-            });
+            SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
             handle(send, delivery(withAttachments("files-there", byReference(prefix + "there.pdf"))));
             // the same bytes (same SHA-256) named at another URL: that URL answers for this job
             handle(send, delivery(withAttachments("files-404", inlinePdf() + ", " + byReference(prefix + "gone.pdf"))));

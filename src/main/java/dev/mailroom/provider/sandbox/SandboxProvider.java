@@ -81,7 +81,7 @@ public class SandboxProvider implements MailProvider {
         for (int i = 0; i < mail.attachments().size(); i++) {
             MailAttachment a = mail.attachments().get(i);
             em.persist(new SandboxAttachment(recorded.getId(), i, a.filename(), a.contentType(), a.content(),
-                    sha256(a.content())));
+                    a.sha256()));
         }
         return ProviderResponse.accepted(NAME, "200", "recorded in the sandbox outbox", "sandbox-" + recorded.getId());
     }
@@ -98,14 +98,6 @@ public class SandboxProvider implements MailProvider {
                 .getResultList()
                 .forEach(a -> byMail.computeIfAbsent(a.getSandboxMailId(), k -> new ArrayList<>()).add(a));
         return byMail;
-    }
-
-    private static String sha256(byte[] content) {
-        try {
-            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JRE", e);
-        }
     }
 
     public List<SandboxMail> recent(int limit) {

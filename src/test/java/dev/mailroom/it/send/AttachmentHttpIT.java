@@ -14,10 +14,8 @@ import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.mailroom.it.support.ItEnvironment;
 import dev.mailroom.it.support.Jobs;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -48,7 +46,7 @@ class AttachmentHttpIT {
                    {"filename": "invoice.pdf", "content_type": "application/pdf", "content_base64": "%s"},
                    {"filename": "order.csv", "content_type": "text/csv", "url": "http://127.0.0.1:%d%s",
                     "sha256": "%s", "size": %d}]}""".formatted(id, Base64.getEncoder().encodeToString(pdf),
-                env.files().port(), path, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(csv)),
+                env.files().port(), path, dev.mailroom.provider.MailAttachment.sha256Of(csv),
                 csv.length));
 
         env.api().awaitJson("/api/v1/jobs/" + id, j -> "sent_to_provider".equals(j.path("state").asText()),

@@ -20,10 +20,8 @@ import jakarta.mail.internet.ContentType;
 import jakarta.mail.internet.MimeMessage;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Properties;
 import org.awaitility.Awaitility;
@@ -205,10 +203,6 @@ class AttachmentSmtpIT {
     }
 
     private static String sha256(byte[] content) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return dev.mailroom.provider.MailAttachment.sha256Of(content);
     }
 }
