@@ -808,6 +808,13 @@ class ChaosIT {
         assertHeld(SlowDatabaseScenario.run());
     }
 
+    /** The database's connections hung (blackhole) for a minute under load: {@link HungDatabaseScenario}. */
+    @Test
+    @Order(10)
+    void theDatabaseHangingForAMinuteUnderLoad() throws Exception {
+        assertHeld(HungDatabaseScenario.run());
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /**
