@@ -1,5 +1,6 @@
 package dev.mailroom.job;
 
+import dev.mailroom.contract.Attachment;
 import dev.mailroom.contract.Unsubscribe;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,7 +39,8 @@ public record SendJob(
         Map<String, String> metadata,
         Instant expiresAt,
         Priority priority,
-        Unsubscribe unsubscribe) {
+        Unsubscribe unsubscribe,
+        List<Attachment> attachments) {
 
     public enum Priority { low, normal, high }
 
@@ -74,6 +76,7 @@ public record SendJob(
         variables = variables == null ? Map.of() : Map.copyOf(withoutNullValues(variables));
         headers = headers == null ? Map.of() : Map.copyOf(headers);
         metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+        attachments = attachments == null ? List.of() : List.copyOf(attachments);
         if (idempotencyKey == null || idempotencyKey.isBlank()) {
             idempotencyKey = messageId;
         }
@@ -103,6 +106,6 @@ public record SendJob(
         }
         return new SendJob(schemaVersion, messageId, idempotencyKey, tenant, campaignId, category, from, kept.get(0),
                 kept.get(1), kept.get(2), replyTo, subject, text, html, templateId, variables, headers, metadata,
-                expiresAt, priority, unsubscribe);
+                expiresAt, priority, unsubscribe, attachments);
     }
 }

@@ -344,7 +344,7 @@ class JobParserTest {
 
     static Stream<Arguments> unsupportedVersions() {
         return Stream.of(
-                arguments(2, "2"),
+                arguments(3, "3"),
                 arguments(0, "0"),
                 arguments(-1, "-1"),
                 arguments(new BigDecimal("1.5"), "1.5"),
@@ -371,9 +371,9 @@ class JobParserTest {
 
     @Test
     void unsupportedVersionWinsOverOtherViolations() {
-        // a version-2 job may well have other fields: we must not call them violations of version 1
+        // a job of a later version may well have other fields: we must not call them violations of ours
         Rejected r = rejected(bytes(minimal(j -> {
-            j.put("schema_version", 2);
+            j.put("schema_version", 3);
             j.put("recipients", List.of("x@example.com"));
             j.remove("to");
         })));
@@ -641,13 +641,14 @@ class JobParserTest {
         }
         assertThat(schema.path("$schema").asText()).isEqualTo("https://json-schema.org/draft/2020-12/schema");
         assertThat(schema.path("additionalProperties").asBoolean(true)).isFalse();
-        assertThat(schema.path("properties").path("schema_version").path("const").asInt()).isEqualTo(1);
+        assertThat(schema.path("properties").path("schema_version").path("enum"))
+                .extracting(JsonNode::asInt).containsExactly(1, 2);
         Set<String> properties = new HashSet<>();
         schema.path("properties").fieldNames().forEachRemaining(properties::add);
         assertThat(properties).containsExactlyInAnyOrder(
                 "schema_version", "message_id", "idempotency_key", "tenant", "campaign_id", "category",
                 "from", "to", "cc", "bcc", "reply_to", "subject", "text", "html", "template_id", "variables",
-                "headers", "metadata", "expires_at", "priority", "unsubscribe");
+                "headers", "metadata", "expires_at", "priority", "unsubscribe", "attachments");
         Set<String> required = new HashSet<>();
         schema.path("required").forEach(n -> required.add(n.asText()));
         assertThat(required).containsExactlyInAnyOrder("schema_version", "message_id", "from", "to");
