@@ -536,6 +536,10 @@ class ChaosIT {
         }
         // likewise a node's transaction manager reaping a transaction that ran past its timeout: a delivery held
         logLines(logs, "ARJUNA012117").forEach(l -> broken.add("a transaction timed out on a node: " + l));
+        // every wait bounded: a consumer stopped under a delivery still running (the resource adapter's teardown gave
+        // up on it, AMQ212002), or a line that stopped its consumers before its deliveries under way had ended
+        logLines(logs, "AMQ212002").forEach(l -> broken.add("a delivery outlived its consumer's teardown: " + l));
+        logLines(logs, "its consumers stop anyway").forEach(l -> broken.add("a delivery outlived the drain: " + l));
         return recovery;
     }
 
