@@ -544,6 +544,26 @@ class ChaosIT {
     }
 
     /**
+     * An {@link #outage} under {@link #LOAD} new jobs (run prefix {@code run}) in which nothing may be dead-lettered (a
+     * systemic fault pauses, it never gives a job up); with {@code settleUnknown} the jobs it left {@code unknown} are
+     * settled as an operator does before the count. Returns the report line named {@code scenario}.
+     */
+    static ChaosLedger.Line outageWithoutDeadLetters(String run, String scenario, Duration length, Runnable stop,
+            Runnable start, String fault, java.util.concurrent.Callable<Boolean> seen, boolean settleUnknown)
+            throws Exception {
+        String prefix = Jobs.runPrefix(run);
+        List<String> ids = Jobs.ids(prefix, LOAD);
+        List<String> broken = new ArrayList<>();
+        double recovery = outage(prefix, ids, length, stop, start, fault, seen, broken);
+        int dead = ledger.deadLetters(prefix).size();
+        if (dead > 0) {
+            broken.add(dead + " jobs dead-lettered (" + scenario + ")");
+        }
+        int settled = settleUnknown ? settleUnknownAsAnOperator(prefix, ids, broken) : 0;
+        return ledger.count(scenario, prefix, ids, recovery, broken, settled);
+    }
+
+    /**
      * What an operator does with the jobs a {@code kill -9} left {@code unknown} (docs/runbook.md "SendOutcomeUnknown"):
      * looks each up in the relay's log by its Message-ID (here the relay's own count), marks it sent
      * when it is there and sends it again when it is not, then sees them finish. A node killed between an attempt's

@@ -1,10 +1,7 @@
 package dev.mailroom.it.topology;
 
 import dev.mailroom.it.support.ChaosLedger;
-import dev.mailroom.it.support.Jobs;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * ChaosIT's hung database, on its topology: {@code chaos.load} jobs under way, then the proxy between the nodes and
@@ -19,18 +16,10 @@ final class HungDatabaseScenario {
     }
 
     static ChaosLedger.Line run() throws Exception {
-        String prefix = Jobs.runPrefix("chaos-hungdb");
-        List<String> ids = Jobs.ids(prefix, ChaosIT.LOAD);
-        List<String> broken = new ArrayList<>();
-        double recovery = ChaosIT.outage(prefix, ids, ChaosIT.DB_OUTAGE, () -> ChaosIT.dbProxy.blackhole(true),
+        return ChaosIT.outageWithoutDeadLetters("chaos-hungdb", "database hung " + ChaosIT.DB_OUTAGE.toSeconds()
+                        + " s (blackhole)", ChaosIT.DB_OUTAGE, () -> ChaosIT.dbProxy.blackhole(true),
                 () -> ChaosIT.dbProxy.blackhole(false), "a health check not answering within 5 s",
-                HungDatabaseScenario::healthHangs, broken);
-        int dead = ChaosIT.ledger.deadLetters(prefix).size();
-        if (dead > 0) {
-            broken.add(dead + " jobs dead-lettered while the database hung");
-        }
-        return ChaosIT.ledger.count("database hung " + ChaosIT.DB_OUTAGE.toSeconds() + " s (blackhole)", prefix, ids,
-                recovery, broken);
+                HungDatabaseScenario::healthHangs, false);
     }
 
     /** Whether a running node's health check (which reads the database) took 5 s or more, failed or said 503. */
