@@ -536,7 +536,31 @@ class ChaosIT {
         }
         // likewise a node's transaction manager reaping a transaction that ran past its timeout: a delivery held
         logLines(logs, "ARJUNA012117").forEach(l -> broken.add("a transaction timed out on a node: " + l));
+        // every wait bounded: a consumer stopped under a delivery still running (the resource adapter's teardown gave
+        // up on it, AMQ212002), or a line that stopped its consumers before its deliveries under way had ended
+        logLines(logs, "AMQ212002").forEach(l -> broken.add("a delivery outlived its consumer's teardown: " + l));
+        logLines(logs, "its consumers stop anyway").forEach(l -> broken.add("a delivery outlived the drain: " + l));
         return recovery;
+    }
+
+    /**
+     * An {@link #outage} under {@link #LOAD} new jobs (run prefix {@code run}) in which nothing may be dead-lettered (a
+     * systemic fault pauses, it never gives a job up); with {@code settleUnknown} the jobs it left {@code unknown} are
+     * settled as an operator does before the count. Returns the report line named {@code scenario}.
+     */
+    static ChaosLedger.Line outageWithoutDeadLetters(String run, String scenario, Duration length, Runnable stop,
+            Runnable start, String fault, java.util.concurrent.Callable<Boolean> seen, boolean settleUnknown)
+            throws Exception {
+        String prefix = Jobs.runPrefix(run);
+        List<String> ids = Jobs.ids(prefix, LOAD);
+        List<String> broken = new ArrayList<>();
+        double recovery = outage(prefix, ids, length, stop, start, fault, seen, broken);
+        int dead = ledger.deadLetters(prefix).size();
+        if (dead > 0) {
+            broken.add(dead + " jobs dead-lettered (" + scenario + ")");
+        }
+        int settled = settleUnknown ? settleUnknownAsAnOperator(prefix, ids, broken) : 0;
+        return ledger.count(scenario, prefix, ids, recovery, broken, settled);
     }
 
     /**
@@ -806,6 +830,13 @@ class ChaosIT {
     @Order(9)
     void theDatabaseAnsweringTwoSecondsLateForAMinuteUnderLoad() throws Exception {
         assertHeld(SlowDatabaseScenario.run());
+    }
+
+    /** The database's connections hung (blackhole) for a minute under load: {@link HungDatabaseScenario}. */
+    @Test
+    @Order(10)
+    void theDatabaseHangingForAMinuteUnderLoad() throws Exception {
+        assertHeld(HungDatabaseScenario.run());
     }
 
     // ------------------------------------------------------------------ helpers
