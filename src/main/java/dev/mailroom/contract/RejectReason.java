@@ -20,5 +20,9 @@ public enum RejectReason {
     /** The template uses a {@code {{placeholder}}} the job's variables do not provide. */
     missing_template_variable,
     /** A job on a queue that requires a one-click unsubscribe ({@code mailroom.bulk.require-unsubscribe}) has none. */
-    missing_unsubscribe
+    missing_unsubscribe,
+    /** An attachment, or all of a job's attachments together, over the server's size limits; nothing was fetched. */
+    attachment_too_large,
+    /** An attachment's URL is under none of the server's allowed prefixes; nothing was fetched. */
+    attachment_not_allowed
 }
