@@ -157,7 +157,9 @@ class AttachmentSmtpIT {
             assertThat(attempts).as(id).hasSize(1);
             assertThat(attempts.get(0).path("failure_class").asText()).isEqualTo("content_policy");
         }
-        assertThat(env.api().getJson("/api/v1/jobs/" + offList).path("attempts")).as("refused at the door").isEmpty();
+        JsonNode door = env.api().getJson("/api/v1/jobs/" + offList);
+        assertThat(door.path("attempts")).as("refused at the door").isEmpty();
+        assertThat(door.path("provider_calls").asInt()).isZero();
         assertThat(smtp.countsByMessageId()).doesNotContainKeys(Jobs.smtpMessageId(missing),
                 Jobs.smtpMessageId(changed), Jobs.smtpMessageId(offList));
     }
