@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.mailroom.alert.AlertRouting;
 import dev.mailroom.deadletter.DeadLetterRetention;
 import dev.mailroom.job.JobRetentionPolicy;
+import dev.mailroom.job.SendAtHorizon;
 import dev.mailroom.job.UnsubscribeRequirement;
 import dev.mailroom.job.ValidityWindow;
 import dev.mailroom.platform.settings.CheckedAtBoot;
@@ -68,6 +69,7 @@ class SettingsRefusedAtBootTest {
     static final Consumer<Map<String, String>> ALERTS = concern(r -> AlertRouting.fromConfig(r.lookup()));
     static final Consumer<Map<String, String>> REDRIVE = concern(RedriveSettings::read);
     static final Consumer<Map<String, String>> UNSUBSCRIBE = concern(r -> UnsubscribeRequirement.read(r, QUEUES));
+    static final Consumer<Map<String, String>> SEND_AT = concern(SendAtHorizon::read);
 
     /** The SMTP keys that have no default in code (they come from microprofile-config.properties). */
     private static final Map<String, String> SMTP_BASE = Map.of("mailroom.smtp.host", "127.0.0.1",
@@ -113,7 +115,10 @@ class SettingsRefusedAtBootTest {
                 row(REDRIVE, "mailroom.redrive.max-laps", "0", "2", "whole number from 1"),
                 // the bulk queue's one-click unsubscribe: a boolean, bare or per queue
                 row(UNSUBSCRIBE, "mailroom.bulk.require-unsubscribe", "yes", "false", "true or false"),
-                row(UNSUBSCRIBE, "mailroom.bulk.require-unsubscribe.mail.send", "on", "true", "true or false"));
+                row(UNSUBSCRIBE, "mailroom.bulk.require-unsubscribe.mail.send", "on", "true", "true or false"),
+                // how far ahead a send_at may be: a positive duration
+                row(SEND_AT, "mailroom.send-at.horizon", "a month", "P30D", "positive duration"),
+                row(SEND_AT, "mailroom.send-at.horizon", "0s", "12h", "positive duration"));
     }
 
     @ParameterizedTest(name = "{1}={2}")
