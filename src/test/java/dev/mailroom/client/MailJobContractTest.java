@@ -38,7 +38,9 @@ class MailJobContractTest {
             RejectReason.missing_template, "templates live on the server; decided when the job is rendered",
             RejectReason.missing_template_variable, "decided when the server renders the template",
             RejectReason.missing_unsubscribe, "decided by the queue the job goes to, not by its bytes (the server's "
-                    + "per-queue setting); the builder's check is aBulkJobWithoutAnUnsubscribeIsRefusedByTheBuilder");
+                    + "per-queue setting); the builder's check is aBulkJobWithoutAnUnsubscribeIsRefusedByTheBuilder",
+            RejectReason.send_at_beyond_horizon, "decided by the server's horizon and the time the job arrives, not by "
+                    + "its bytes; the builder's check is aSendAtBeyondTheDefaultHorizonIsRefusedByTheBuilder");
 
     private static MailJobBuilder good() {
         return MailJob.to("alice@example.com").from("Shop <noreply@example.com>").subject("Hello").text("Hi");
@@ -116,7 +118,11 @@ class MailJobContractTest {
                     return b;
                 }),
                 row("an expiry past year 9999", RejectReason.schema_violation, "/expires_at",
-                        b -> b.expiresAt(Instant.parse("+10000-01-01T00:00:00Z"))));
+                        b -> b.expiresAt(Instant.parse("+10000-01-01T00:00:00Z"))),
+                row("a send time after the expiry", RejectReason.schema_violation, "/send_at",
+                        b -> b.sendAt(Instant.parse("2030-01-31T12:00:01Z")).expiresAt(Instant.parse("2030-01-31T12:00:00Z"))),
+                row("a send time past year 9999", RejectReason.schema_violation, "/send_at",
+                        b -> b.sendAt(Instant.parse("+10000-01-01T00:00:00Z"))));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -201,6 +207,23 @@ class MailJobContractTest {
         assertThat(good().queue("mail.send").build().document()).doesNotContainKey("unsubscribe");
         assertThat(good().unsubscribe("https://shop.example/u", null).unsubscribe(null, null).build().document())
                 .doesNotContainKey("unsubscribe");
+    }
+
+    @Test
+    void aSendAtBeyondTheDefaultHorizonIsRefusedByTheBuilder() {
+        Instant farOut = Instant.now().plus(java.time.Duration.ofDays(365));
+        assertThatThrownBy(() -> good().sendAt(farOut).build())
+                .isInstanceOfSatisfying(InvalidJobException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(RejectReason.send_at_beyond_horizon);
+                    assertThat(e.violations()).singleElement().asString()
+                            .startsWith("/send_at: " + farOut + " is further ahead than mailroom.send-at.horizon");
+                });
+        Instant tomorrow = Instant.now().plus(java.time.Duration.ofDays(1));
+        MailJob job = good().sendAt(tomorrow).build();
+        assertThat(job.document()).containsEntry("send_at", tomorrow.toString());
+        assertThat(((Parsed) SERVER.parse(job.json().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .job().sendAt()).isEqualTo(tomorrow);
+        assertThat(good().sendAt(tomorrow).sendAt(null).build().document()).doesNotContainKey("send_at");
     }
 
     @Test
