@@ -178,7 +178,7 @@ export async function waitingList(params, seq) {
     m.unreadable ? h('span', {class: 'error'}, m.unreadable) : null]}));
   render(seq, back, title,
     h('p', {class: 'hint'}, 'Jobs on the broker not yet taken, head first, read without taking them off the queue: ',
-      'a paused line keeps them here until it resumes. Copies scheduled for later (retries) are counted, not listed.'),
+      'a paused line keeps them here until it resumes. Copies scheduled for later (retries, jobs waiting for their send_at) are counted, not listed.'),
     h('p', {testid: 'waiting-count'}, `${w.items.length} shown of ${w.depth} on the queue`,
       `${w.scheduled ? `, ${w.scheduled} scheduled for later` : ''}${w.in_flight ? `, ${w.in_flight} being delivered` : ''}`,
       w.paused ? ' — consumers paused' : ''),

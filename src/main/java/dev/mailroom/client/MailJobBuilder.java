@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.mailroom.contract.JobContract;
 import dev.mailroom.contract.RejectReason;
+import dev.mailroom.contract.SchemaVersions;
 import dev.mailroom.contract.SendAtRule;
 import dev.mailroom.contract.UnsubscribeRule;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +48,7 @@ public final class MailJobBuilder {
     private final Map<String, Object> variables = new LinkedHashMap<>();
     private final Map<String, String> headers = new LinkedHashMap<>();
     private final Map<String, String> metadata = new LinkedHashMap<>();
+    private final List<Map<String, Object>> attachments = new ArrayList<>();
     private boolean variablesGiven;
     private String queue;
     private String traceparent;
@@ -175,6 +178,39 @@ public final class MailJobBuilder {
         return field("unsubscribe", u);
     }
 
+    /**
+     * An attachment carried in the job (base64 in the document, so within the body limit). A job with attachments is
+     * written as {@code schema_version} 2.
+     */
+    public MailJobBuilder attachment(String filename, String contentType, byte[] content) {
+        Map<String, Object> a = attachmentHead(filename, contentType);
+        a.put("content_base64", content == null ? null : Base64.getEncoder().encodeToString(content));
+        attachments.add(a);
+        return this;
+    }
+
+    /**
+     * An attachment Mailroom fetches at send time from {@code url} (which must be under one of the server's
+     * {@code mailroom.attachments.allowed-prefixes}), refusing bytes whose SHA-256 (lower-case hex) or size differ.
+     * A job with attachments is written as {@code schema_version} 2.
+     */
+    public MailJobBuilder attachmentByReference(String filename, String contentType, String url, String sha256,
+                                                long size) {
+        Map<String, Object> a = attachmentHead(filename, contentType);
+        a.put("url", url);
+        a.put("sha256", sha256);
+        a.put("size", size);
+        attachments.add(a);
+        return this;
+    }
+
+    private static Map<String, Object> attachmentHead(String filename, String contentType) {
+        Map<String, Object> a = new LinkedHashMap<>();
+        a.put("filename", filename);
+        a.put("content_type", contentType);
+        return a;
+    }
+
     public MailJobBuilder priority(MailJob.Priority priority) {
         return field("priority", priority == null ? null : priority.name());
     }
@@ -257,7 +293,7 @@ public final class MailJobBuilder {
 
     private Map<String, Object> document() {
         Map<String, Object> document = new LinkedHashMap<>();
-        document.put("schema_version", JobContract.SUPPORTED_SCHEMA_VERSION);
+        document.put("schema_version", SchemaVersions.OLDEST); // first in the document; the version is settled below
         document.put("message_id", randomMessageId);
         document.putAll(fields);
         putList(document, "to", to, true);
@@ -272,6 +308,11 @@ public final class MailJobBuilder {
         if (!metadata.isEmpty()) {
             document.put("metadata", new LinkedHashMap<>(metadata));
         }
+        if (!attachments.isEmpty()) {
+            document.put("attachments", new ArrayList<>(attachments));
+        }
+        // the oldest version that has every field used, so a job without new fields stays readable by older servers
+        document.put("schema_version", SchemaVersions.needed(document.keySet()));
         return document;
     }
 

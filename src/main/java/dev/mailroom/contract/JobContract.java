@@ -54,12 +54,13 @@ import java.util.TreeSet;
  *       so it is not {@code not_json}; but which value wins is parser-dependent, so the job is ambiguous and breaks
  *       the contract. Jackson's {@code STRICT_DUPLICATE_DETECTION} finds it and stops there, so the violation names
  *       the first duplicated path.</li>
- *   <li>{@code unsupported_schema_version}: {@code schema_version} present and not 1 (any type, any number but 1).
- *       An <em>absent</em> {@code schema_version} is a {@code schema_violation} (it is a required property),
- *       reported together with any other violation.</li>
+ *   <li>{@code unsupported_schema_version}: {@code schema_version} present and not a version this build reads (1 or
+ *       2; any other type or number). An <em>absent</em> {@code schema_version} is a {@code schema_violation} (it is
+ *       a required property), reported together with any other violation.</li>
  *   <li>{@code schema_violation}: what the schema rejects, plus an {@code expires_at} or {@code send_at} that
  *       {@link OffsetDateTime} cannot parse, plus a {@code send_at} after {@code expires_at} (it would expire before
- *       its time), plus a {@code headers} entry that names a header Mailroom owns ({@link #isOwnedHeader}). Every
+ *       its time), plus a {@code headers} entry that names a header Mailroom owns ({@link #isOwnedHeader}), plus
+ *       a field newer than the job's declared {@code schema_version} ({@link SchemaVersions#tooNew}). Every
  *       violation is {@code <json-pointer>: <what is wrong>}, sorted, so equal input gives equal violations.</li>
  * </ol>
  *
@@ -72,8 +73,8 @@ public final class JobContract {
     public static final int DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
     /** Deepest JSON nesting accepted; deeper documents are {@code not_json}. */
     public static final int MAX_NESTING_DEPTH = 64;
-    /** The only {@code schema_version} this build reads. */
-    public static final int SUPPORTED_SCHEMA_VERSION = 1;
+    /** The newest {@code schema_version} this build reads (it reads every one from 1 up to it). */
+    public static final int LATEST_SCHEMA_VERSION = SchemaVersions.LATEST;
     /** Classpath location of the job contract (the one source file; the client jar ships the same resource). */
     public static final String SCHEMA_RESOURCE = "/schema/mailroom-job.schema.json";
     /** Upper bound of a refusal's detail, in characters; details are stored and shown verbatim. */
@@ -190,7 +191,8 @@ public final class JobContract {
         if (version != null && !isSupportedVersion(version)) {
             return new Broken(RejectReason.unsupported_schema_version,
                     List.of("schema_version " + ParseMessages.abbreviate(version.toString(), 60)
-                            + " is not supported; this consumer reads schema_version " + SUPPORTED_SCHEMA_VERSION),
+                            + " is not supported; this consumer reads schema_version " + SchemaVersions.OLDEST
+                            + " to " + SchemaVersions.LATEST),
                     messageId);
         }
         Set<String> violations = violations(root);
@@ -214,6 +216,17 @@ public final class JobContract {
         if (sendAt != null && expiresAt != null && sendAt.isAfter(expiresAt)) {
             violations.add("/send_at: is after expires_at (" + expiresAt + "): the job would expire before its send"
                     + " time; move send_at before expires_at or expires_at after it");
+        }
+        JsonNode attachments = root.get("attachments");
+        if (attachments != null && attachments.isArray()) {
+            violations.addAll(AttachmentRule.undecodable(attachments));
+        }
+        JsonNode version = root.get("schema_version");
+        if (version != null && version.isNumber()) {
+            // checkText let through only a supported version, so this is 1 or 2 (1.0 reads as 1)
+            List<String> fields = new java.util.ArrayList<>();
+            root.fieldNames().forEachRemaining(fields::add);
+            violations.addAll(SchemaVersions.tooNew(version.decimalValue().intValue(), fields));
         }
         JsonNode headers = root.get("headers");
         if (headers != null && headers.isObject()) {
@@ -270,8 +283,12 @@ public final class JobContract {
     }
 
     private static boolean isSupportedVersion(JsonNode version) {
-        return version.isNumber()
-                && version.decimalValue().compareTo(BigDecimal.valueOf(SUPPORTED_SCHEMA_VERSION)) == 0;
+        if (!version.isNumber()) {
+            return false;
+        }
+        BigDecimal v = version.decimalValue();
+        return v.signum() > 0 && v.stripTrailingZeros().scale() <= 0 && v.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE)) <= 0
+                && SchemaVersions.isSupported(v.intValueExact());
     }
 
     /** The message id if it is a well-formed id (what the schema demands of it), else null. */

@@ -35,8 +35,12 @@ final class ParseMessages {
         String fragment = location.contains("#") ? location.substring(location.indexOf('#') + 1) : "";
         String type = m.getType();
 
-        if (fragment.startsWith("/oneOf/")) {
+        if (fragment.startsWith("/oneOf/") || fragment.startsWith("/$defs/attachment/oneOf/")) {
             return null;
+        }
+        String attachment = describeAttachment(fragment, path, root);
+        if (attachment != null) {
+            return attachment;
         }
         if (fragment.equals("/oneOf")) {
             boolean both = root.has("subject") && root.has("template_id");
@@ -74,6 +78,33 @@ final class ParseMessages {
                     + ": is not a property of the job contract";
         }
         return displayPath(path) + ": " + m.getError();
+    }
+
+    /** An attachment's violation in words, or null if the message is not about an attachment's shape. */
+    private static String describeAttachment(String fragment, String path, JsonNode root) {
+        String what = switch (fragment) {
+            case "/$defs/attachment/oneOf" -> {
+                JsonNode a = root.at(path);
+                yield a.has("content_base64") && a.has("url")
+                        ? "has both content_base64 (inline) and url (by reference); an attachment is one or the other"
+                        : "has no content: give content_base64 (inline) or url with sha256 and size (by reference)";
+            }
+            case "/$defs/attachment/dependentRequired" -> {
+                JsonNode a = root.at(path);
+                yield a.has("url")
+                        ? "an attachment by reference (url) needs sha256 and size"
+                        : "sha256 and size belong to an attachment by reference (url)";
+            }
+            case "/$defs/attachment/properties/filename/pattern" -> "contains a path separator (/ or \\)";
+            case "/$defs/attachment/properties/content_type/pattern" ->
+                    "is not a MIME type (type/subtype, optionally followed by ; name=value parameters)";
+            case "/$defs/attachment/properties/content_base64/pattern" ->
+                    "is not base64 (the standard alphabet A-Z a-z 0-9 + /, padded with =)";
+            case "/$defs/attachment/properties/url/pattern" -> "is not an http or https URL without spaces";
+            case "/$defs/attachment/properties/sha256/pattern" -> "is not a SHA-256 (64 lower-case hex digits)";
+            default -> null;
+        };
+        return what == null ? null : displayPath(path) + ": " + what;
     }
 
     static String describe(JacksonException e) {

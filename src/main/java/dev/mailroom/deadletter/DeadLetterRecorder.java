@@ -151,7 +151,7 @@ public class DeadLetterRecorder {
     private MailJob recordOnJob(Incoming in, ParseResult.Rejected rejected, String error, Instant now) {
         // A job row makes the rejection visible in GET /jobs/{message_id} and its timeline.
         SendJob stub = new SendJob(0, rejected.messageId(), null, null, null, null, null, List.of(), null, null,
-                null, null, null, null, null, null, null, null, null, null, null);
+                null, null, null, null, null, null, null, null, null, null, null, null);
         MailJob job = ledger.receive(in, stub, JobState.dead_lettered, now);
         if (job.getState() == JobState.received || job.getState() == JobState.dead_lettered) {
             ledger.moveTo(job, JobState.dead_lettered, now);

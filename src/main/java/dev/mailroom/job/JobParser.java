@@ -29,8 +29,8 @@ public final class JobParser {
     public static final int DEFAULT_MAX_BODY_BYTES = JobContract.DEFAULT_MAX_BODY_BYTES;
     /** Deepest JSON nesting accepted; deeper documents are {@code not_json}. */
     public static final int MAX_NESTING_DEPTH = JobContract.MAX_NESTING_DEPTH;
-    /** The only {@code schema_version} this build reads. */
-    public static final int SUPPORTED_SCHEMA_VERSION = JobContract.SUPPORTED_SCHEMA_VERSION;
+    /** The newest {@code schema_version} this build reads (it reads every one from 1 up to it). */
+    public static final int LATEST_SCHEMA_VERSION = JobContract.LATEST_SCHEMA_VERSION;
     /** Classpath location of the job contract. */
     public static final String SCHEMA_RESOURCE = JobContract.SCHEMA_RESOURCE;
 

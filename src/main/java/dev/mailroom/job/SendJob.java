@@ -1,5 +1,6 @@
 package dev.mailroom.job;
 
+import dev.mailroom.contract.Attachment;
 import dev.mailroom.contract.Unsubscribe;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -39,6 +40,7 @@ public record SendJob(
         Instant expiresAt,
         Priority priority,
         Unsubscribe unsubscribe,
+        List<Attachment> attachments,
         Instant sendAt) {
 
     public enum Priority { low, normal, high }
@@ -73,9 +75,9 @@ public record SendJob(
                    String category, String from, List<String> to, List<String> cc, List<String> bcc, String replyTo,
                    String subject, String text, String html, String templateId, Map<String, Object> variables,
                    Map<String, String> headers, Map<String, String> metadata, Instant expiresAt, Priority priority,
-                   Unsubscribe unsubscribe) {
+                   Unsubscribe unsubscribe, List<Attachment> attachments) {
         this(schemaVersion, messageId, idempotencyKey, tenant, campaignId, category, from, to, cc, bcc, replyTo, subject,
-                text, html, templateId, variables, headers, metadata, expiresAt, priority, unsubscribe, null);
+                text, html, templateId, variables, headers, metadata, expiresAt, priority, unsubscribe, attachments, null);
     }
 
     @com.fasterxml.jackson.annotation.JsonCreator
@@ -86,6 +88,7 @@ public record SendJob(
         variables = variables == null ? Map.of() : Map.copyOf(withoutNullValues(variables));
         headers = headers == null ? Map.of() : Map.copyOf(headers);
         metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+        attachments = attachments == null ? List.of() : List.copyOf(attachments);
         if (idempotencyKey == null || idempotencyKey.isBlank()) {
             idempotencyKey = messageId;
         }
@@ -115,6 +118,6 @@ public record SendJob(
         }
         return new SendJob(schemaVersion, messageId, idempotencyKey, tenant, campaignId, category, from, kept.get(0),
                 kept.get(1), kept.get(2), replyTo, subject, text, html, templateId, variables, headers, metadata,
-                expiresAt, priority, unsubscribe, sendAt);
+                expiresAt, priority, unsubscribe, attachments, sendAt);
     }
 }

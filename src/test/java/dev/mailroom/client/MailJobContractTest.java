@@ -34,13 +34,16 @@ class MailJobContractTest {
 
     /** Reasons no builder call can produce, and why; every other reason of the catalogue has a row below. */
     private static final Map<RejectReason, String> OUT_OF_REACH = Map.of(
-            RejectReason.unsupported_schema_version, "the builder always writes schema_version 1",
+            RejectReason.unsupported_schema_version, "the builder writes the oldest version that has the fields used "
+                    + "(theBuilderWritesTheOldestVersionItsFieldsNeed), always one the server reads",
             RejectReason.missing_template, "templates live on the server; decided when the job is rendered",
             RejectReason.missing_template_variable, "decided when the server renders the template",
             RejectReason.missing_unsubscribe, "decided by the queue the job goes to, not by its bytes (the server's "
                     + "per-queue setting); the builder's check is aBulkJobWithoutAnUnsubscribeIsRefusedByTheBuilder",
             RejectReason.send_at_beyond_horizon, "decided by the server's horizon and the time the job arrives, not by "
                     + "its bytes; the builder's check is aSendAtBeyondTheDefaultHorizonIsRefusedByTheBuilder");
+
+    private static final String SHA = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 
     private static MailJobBuilder good() {
         return MailJob.to("alice@example.com").from("Shop <noreply@example.com>").subject("Hello").text("Hi");
@@ -117,6 +120,30 @@ class MailJobContractTest {
                     }
                     return b;
                 }),
+                row("an attachment without content", RejectReason.schema_violation, "/attachments/0/content_base64",
+                        b -> b.attachment("invoice.pdf", "application/pdf", null)),
+                row("an attachment without a file name", RejectReason.schema_violation, "/attachments/0/filename",
+                        b -> b.attachment(null, "application/pdf", new byte[] {1})),
+                row("an attachment whose name is a path", RejectReason.schema_violation, "/attachments/0/filename",
+                        b -> b.attachment("../invoice.pdf", "application/pdf", new byte[] {1})),
+                row("an attachment whose type is no MIME type", RejectReason.schema_violation,
+                        "/attachments/0/content_type", b -> b.attachment("invoice.pdf", "pdf", new byte[] {1})),
+                row("an attachment by reference over ftp", RejectReason.schema_violation, "/attachments/0/url",
+                        b -> b.attachmentByReference("t.ics", "text/calendar", "ftp://files.example/t.ics", SHA, 4)),
+                row("an attachment by reference with a short checksum", RejectReason.schema_violation,
+                        "/attachments/0/sha256",
+                        b -> b.attachmentByReference("t.ics", "text/calendar", "https://files.example/t.ics", "abc", 4)),
+                row("an attachment by reference with a negative size", RejectReason.schema_violation,
+                        "/attachments/0/size",
+                        b -> b.attachmentByReference("t.ics", "text/calendar", "https://files.example/t.ics", SHA, -1)),
+                row("more than 20 attachments", RejectReason.schema_violation, "/attachments", b -> {
+                    for (int i = 0; i < 21; i++) {
+                        b.attachment("f" + i + ".txt", "text/plain", new byte[] {1});
+                    }
+                    return b;
+                }),
+                row("an attachment over the body limit", RejectReason.too_large, null,
+                        b -> b.attachment("big.bin", "application/octet-stream", new byte[2_000]).bodyLimit(2_000)),
                 row("an expiry past year 9999", RejectReason.schema_violation, "/expires_at",
                         b -> b.expiresAt(Instant.parse("+10000-01-01T00:00:00Z"))),
                 row("a send time after the expiry", RejectReason.schema_violation, "/send_at",
@@ -224,6 +251,23 @@ class MailJobContractTest {
         assertThat(((Parsed) SERVER.parse(job.json().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
                 .job().sendAt()).isEqualTo(tomorrow);
         assertThat(good().sendAt(tomorrow).sendAt(null).build().document()).doesNotContainKey("send_at");
+    }
+
+    @Test
+    void theBuilderWritesTheOldestVersionItsFieldsNeed() {
+        assertThat(good().build().document()).containsEntry("schema_version", 1);
+        MailJob withFiles = good().attachment("invoice.pdf", "application/pdf", "%PDF-1.4".getBytes())
+                .attachmentByReference("ticket.ics", "text/calendar; method=REQUEST", "https://files.shop.example/t.ics",
+                        SHA, 4)
+                .build();
+        assertThat(withFiles.document()).containsEntry("schema_version", 2);
+        SendJob read = ((Parsed) SERVER.parse(withFiles.json().getBytes(java.nio.charset.StandardCharsets.UTF_8))).job();
+        assertThat(read.schemaVersion()).isEqualTo(2);
+        assertThat(read.attachments()).containsExactly(
+                new dev.mailroom.contract.Attachment("invoice.pdf", "application/pdf",
+                        java.util.Base64.getEncoder().encodeToString("%PDF-1.4".getBytes()), null, null, null),
+                new dev.mailroom.contract.Attachment("ticket.ics", "text/calendar; method=REQUEST", null,
+                        "https://files.shop.example/t.ics", SHA, 4L));
     }
 
     @Test

@@ -35,6 +35,14 @@ class MailJobPropertyTest {
             "order/7", "ü"};
     private static final String[] HEADER_NAMES = {"X-Order", "List-Unsubscribe", "Subject", "content-type", "X-Mailroom-Id",
             "Bad Name", "", "x".repeat(101), "Return-Path", "X-Ünicode", "X_ok"};
+    private static final String[] FILENAMES = {"invoice.pdf", "", "../x.pdf", "a\\b", "Rechnung März.pdf", "a\r\nb.txt",
+            "f".repeat(256)};
+    private static final String[] CONTENT_TYPES = {"application/pdf", "text/calendar; method=REQUEST; charset=UTF-8",
+            "pdf", "", "text/plain; charset=\"utf-8\"", "application/pdf\n"};
+    private static final String[] URLS = {"https://files.shop.example/a.pdf", "http://files.shop.example/a.pdf",
+            "ftp://files.shop.example/a.pdf", "https://files.shop.example/a b.pdf", ""};
+    private static final String[] CHECKSUMS = {"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+            "9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08", "abc", ""};
     private static final String[] TEMPLATES = {"welcome", "password-reset", "a.b_c-d", "../x", "", "t".repeat(101)};
 
     private final Random random = new Random(SEED);
@@ -55,6 +63,8 @@ class MailJobPropertyTest {
                 assertThat(s.messageId()).isEqualTo(job.messageId());
                 assertThat(s.idempotencyKey()).isEqualTo(job.idempotencyKey());
                 assertThat(s.to()).isEqualTo(job.recipients());
+                assertThat(s.schemaVersion()).isEqualTo(job.document().get("schema_version"));
+                assertThat(s.attachments()).hasSize(((List<?>) job.document().getOrDefault("attachments", List.of())).size());
                 assertThat(job.json().getBytes(StandardCharsets.UTF_8)).isEqualTo(body);
             } catch (InvalidJobException e) {
                 refused++;
@@ -128,6 +138,17 @@ class MailJobPropertyTest {
         }
         if (random.nextInt(5) == 0) {
             b.priority(MailJob.Priority.values()[random.nextInt(3)]);
+        }
+        int attachments = random.nextInt(6) == 0 ? 1 + random.nextInt(2) : 0;
+        for (int a = 0; a < attachments; a++) {
+            if (random.nextBoolean()) {
+                b.attachment(mostly(FILENAMES, "invoice.pdf"), mostly(CONTENT_TYPES, "application/pdf"),
+                        random.nextInt(20) == 0 ? null : new byte[random.nextInt(40)]);
+            } else {
+                b.attachmentByReference(mostly(FILENAMES, "ticket.ics"), mostly(CONTENT_TYPES, "text/calendar"),
+                        mostly(URLS, "https://files.shop.example/" + i), mostly(CHECKSUMS, CHECKSUMS[0]),
+                        random.nextInt(20) == 0 ? -1 : random.nextInt(1_000));
+            }
         }
         if (random.nextInt(20) == 0) {
             b.bodyLimit(200 + random.nextInt(400));

@@ -92,7 +92,7 @@ class JobParserTest {
     void fullRenderedJobMapsEveryField() {
         String body = """
                 {
-                  "schema_version": 1,
+                  "schema_version": 2,
                   "message_id": "m-42",
                   "idempotency_key": "order-7-confirmation",
                   "tenant": "acme",
@@ -116,7 +116,7 @@ class JobParserTest {
                 """;
         SendJob job = parsed(utf8(body));
 
-        assertThat(job.schemaVersion()).isEqualTo(1);
+        assertThat(job.schemaVersion()).isEqualTo(2);
         assertThat(job.messageId()).isEqualTo("m-42");
         assertThat(job.idempotencyKey()).isEqualTo("order-7-confirmation");
         assertThat(job.tenant()).isEqualTo("acme");
@@ -347,7 +347,7 @@ class JobParserTest {
 
     static Stream<Arguments> unsupportedVersions() {
         return Stream.of(
-                arguments(2, "2"),
+                arguments(3, "3"),
                 arguments(0, "0"),
                 arguments(-1, "-1"),
                 arguments(new BigDecimal("1.5"), "1.5"),
@@ -374,9 +374,9 @@ class JobParserTest {
 
     @Test
     void unsupportedVersionWinsOverOtherViolations() {
-        // a version-2 job may well have other fields: we must not call them violations of version 1
+        // a job of a later version may well have other fields: we must not call them violations of ours
         Rejected r = rejected(bytes(minimal(j -> {
-            j.put("schema_version", 2);
+            j.put("schema_version", 3);
             j.put("recipients", List.of("x@example.com"));
             j.remove("to");
         })));
@@ -395,6 +395,12 @@ class JobParserTest {
 
     private static Arguments violation(String name, Consumer<Map<String, Object>> change, String expectedDetailPart) {
         return arguments(name, change, expectedDetailPart);
+    }
+
+    /** The job declaring schema_version 2, for a field that version added. */
+    private static Map<String, Object> v2(Map<String, Object> job) {
+        job.put("schema_version", 2);
+        return job;
     }
 
     static Stream<Arguments> schemaViolations() {
@@ -470,13 +476,15 @@ class JobParserTest {
                 violation("expires_at without offset", j -> j.put("expires_at", "2030-01-31T12:00:00"), "/expires_at: is not an RFC 3339 date-time"),
                 violation("expires_at impossible date", j -> j.put("expires_at", "2030-02-30T12:00:00Z"), "/expires_at: is not an RFC 3339 date-time"),
                 violation("expires_at epoch number", j -> j.put("expires_at", 1893456000), "/expires_at: integer found, string expected"),
-                violation("send_at not a date", j -> j.put("send_at", "tomorrow at 9"), "/send_at: is not an RFC 3339 date-time"),
-                violation("send_at without offset", j -> j.put("send_at", "2030-01-31T09:00:00"), "/send_at: is not an RFC 3339 date-time"),
-                violation("send_at epoch number", j -> j.put("send_at", 1893456000), "/send_at: integer found, string expected"),
+                violation("send_at not a date", j -> v2(j).put("send_at", "tomorrow at 9"), "/send_at: is not an RFC 3339 date-time"),
+                violation("send_at without offset", j -> v2(j).put("send_at", "2030-01-31T09:00:00"), "/send_at: is not an RFC 3339 date-time"),
+                violation("send_at epoch number", j -> v2(j).put("send_at", 1893456000), "/send_at: integer found, string expected"),
                 violation("send_at after expires_at", j -> {
-                    j.put("send_at", "2030-01-31T12:00:01Z");
+                    v2(j).put("send_at", "2030-01-31T12:00:01Z");
                     j.put("expires_at", "2030-01-31T14:00:00+02:00");
                 }, "/send_at: is after expires_at (2030-01-31T12:00:00Z): the job would expire before its send time"),
+                violation("send_at in a version-1 job", j -> j.put("send_at", "2030-01-31T09:00:00Z"),
+                        "/send_at: needs schema_version 2 (this job declares schema_version 1)"),
                 violation("unsubscribe over http", j -> j.put("unsubscribe", Map.of("url", "http://shop.example/u")),
                         "/unsubscribe/url: is not an https URL"),
                 violation("unsubscribe url with a comma", j -> j.put("unsubscribe", Map.of("url", "https://shop.example/u?a=1,2")),
@@ -651,13 +659,14 @@ class JobParserTest {
         }
         assertThat(schema.path("$schema").asText()).isEqualTo("https://json-schema.org/draft/2020-12/schema");
         assertThat(schema.path("additionalProperties").asBoolean(true)).isFalse();
-        assertThat(schema.path("properties").path("schema_version").path("const").asInt()).isEqualTo(1);
+        assertThat(schema.path("properties").path("schema_version").path("enum"))
+                .extracting(JsonNode::asInt).containsExactly(1, 2);
         Set<String> properties = new HashSet<>();
         schema.path("properties").fieldNames().forEachRemaining(properties::add);
         assertThat(properties).containsExactlyInAnyOrder(
                 "schema_version", "message_id", "idempotency_key", "tenant", "campaign_id", "category",
                 "from", "to", "cc", "bcc", "reply_to", "subject", "text", "html", "template_id", "variables",
-                "headers", "metadata", "expires_at", "send_at", "priority", "unsubscribe");
+                "headers", "metadata", "expires_at", "send_at", "priority", "unsubscribe", "attachments");
         Set<String> required = new HashSet<>();
         schema.path("required").forEach(n -> required.add(n.asText()));
         assertThat(required).containsExactlyInAnyOrder("schema_version", "message_id", "from", "to");

@@ -11,7 +11,7 @@ class SendJobTest {
 
     private static SendJob job(List<String> to, List<String> cc, List<String> bcc) {
         return new SendJob(1, "m-1", null, "t", null, null, "from@x.io", to, cc, bcc, null, "s", "t", null, null,
-                null, null, null, null, null, null);
+                null, null, null, null, null, null, null);
     }
 
     @Test

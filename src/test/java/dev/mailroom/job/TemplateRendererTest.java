@@ -30,7 +30,7 @@ class TemplateRendererTest {
 
     private static SendJob templateJob(String templateId, Map<String, Object> variables) {
         return new SendJob(1, "m-1", null, null, null, null, "a@example.com", List.of("b@example.com"),
-                null, null, null, null, null, null, templateId, variables, null, null, null, null, null);
+                null, null, null, null, null, null, templateId, variables, null, null, null, null, null, null);
     }
 
     private Path templates() throws IOException {
@@ -50,7 +50,7 @@ class TemplateRendererTest {
     @Test
     void renderedContentPassesThrough() throws Exception {
         SendJob job = new SendJob(1, "m-1", null, null, null, null, "a@example.com", List.of("b@example.com"),
-                null, null, null, "Subject {{x}}", "Text {{x}}", "<p>{{x}}</p>", null, null, null, null, null, null, null);
+                null, null, null, "Subject {{x}}", "Text {{x}}", "<p>{{x}}</p>", null, null, null, null, null, null, null, null);
         RenderedContent c = new TemplateRenderer().render(job);
         // no substitution on rendered content: the producer's text is final
         assertThat(c).isEqualTo(new RenderedContent("Subject {{x}}", "Text {{x}}", "<p>{{x}}</p>"));

@@ -15,7 +15,7 @@ class ValidityWindowTest {
 
     private static SendJob job(String category, Instant expiresAt) {
         return new SendJob(1, "m", null, null, null, category, "a@example.com", List.of("b@example.com"), null,
-                null, null, "s", "t", null, null, null, null, null, expiresAt, null, null);
+                null, null, "s", "t", null, null, null, null, null, expiresAt, null, null, null);
     }
 
     private static ValidityWindow window(Map<String, String> config) {

@@ -499,7 +499,7 @@ class SendServiceCdiTest {
 
     private static String scheduledJob(String id, String key, java.time.Instant sendAt, java.time.Instant expiresAt) {
         return """
-                {"schema_version": 1, "message_id": "%s", "idempotency_key": "%s", "from": "noreply@example.com",
+                {"schema_version": 2, "message_id": "%s", "idempotency_key": "%s", "from": "noreply@example.com",
                  "to": ["alice@example.com"], "subject": "s", "text": "t", "send_at": "%s"%s}""".formatted(id, key, sendAt,
                 expiresAt == null ? "" : ", \"expires_at\": \"" + expiresAt + "\"");
     }

@@ -30,7 +30,7 @@ class ScheduledSendIT {
 
     private static String job(String messageId, Instant sendAt) {
         return """
-                {"schema_version": 1, "message_id": "%s", "from": "Shop <noreply@example.com>",
+                {"schema_version": 2, "message_id": "%s", "from": "Shop <noreply@example.com>",
                  "to": ["alice@example.com"], "subject": "Reminder: tomorrow at 9:00", "text": "See you.",
                  "send_at": "%s"}""".formatted(messageId, sendAt);
     }

@@ -26,7 +26,7 @@ class JobFuzzerTest {
         });
         assertThat(fields).contains("message_id", "from", "to", "cc", "bcc", "reply_to", "subject", "text", "html",
                 "headers", "metadata", "template_id", "variables", "expires_at", "priority", "schema_version",
-                "(document)");
+                "unsubscribe", "attachments", "(document)");
         assertThat(kinds).containsExactlyInAnyOrder(JobFuzzer.Kind.values());
         assertThat(cases.stream().filter(c -> c.kind() == JobFuzzer.Kind.header_injection).map(JobFuzzer.Case::field)
                 .distinct().count()).as("fields with a header-injection attempt").isGreaterThanOrEqualTo(10);
