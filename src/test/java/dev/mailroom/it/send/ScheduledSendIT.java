@@ -40,18 +40,10 @@ class ScheduledSendIT {
         ItEnvironment env = ItEnvironment.get();
         ApiClient api = env.api();
         SmtpTestServer smtp = env.smtp();
-        String prefix = Jobs.runPrefix("send-at");
-        String sent = prefix + "sent";
-        String cancelled = prefix + "cancelled";
-        Instant sendAt = Instant.now().plusSeconds(30).truncatedTo(ChronoUnit.MILLIS);
-
-        env.jms().sendText(QUEUE, job(sent, sendAt));
-        env.jms().sendText(QUEUE, job(cancelled, sendAt));
-        for (String id : new String[] {sent, cancelled}) {
-            JsonNode scheduled = awaitState(api, id, "scheduled");
-            assertThat(Instant.parse(scheduled.path("send_at").asText())).isEqualTo(sendAt);
-            assertThat(scheduled.path("attempts")).isEmpty();
-        }
+        Pair pair = scheduled(env, "send-at", 30);
+        String sent = pair.sent();
+        String cancelled = pair.cancelled();
+        Instant sendAt = pair.sendAt();
         // the list finds them by state, with their time
         JsonNode listed = api.getJson("/api/v1/jobs?state=scheduled&message_id=" + sent).path("items");
         assertThat(listed).singleElement().satisfies(row ->
@@ -91,14 +83,10 @@ class ScheduledSendIT {
         ItEnvironment env = ItEnvironment.get();
         ApiClient api = env.api();
         SmtpTestServer smtp = env.smtp();
-        String prefix = Jobs.runPrefix("send-at-restart");
-        String kept = prefix + "kept";
-        String cancelled = prefix + "cancelled";
-        Instant sendAt = Instant.now().plusSeconds(45).truncatedTo(ChronoUnit.MILLIS);
-        env.jms().sendText(QUEUE, job(kept, sendAt));
-        env.jms().sendText(QUEUE, job(cancelled, sendAt));
-        awaitState(api, kept, "scheduled");
-        awaitState(api, cancelled, "scheduled");
+        Pair pair = scheduled(env, "send-at-restart", 45);
+        String kept = pair.sent();
+        String cancelled = pair.cancelled();
+        Instant sendAt = pair.sendAt();
         api.postJson("/api/v1/jobs/" + cancelled + "/cancel", "{\"reason\": \"no longer wanted\"}", 200);
 
         env.server().restart();
@@ -116,6 +104,24 @@ class ScheduledSendIT {
         Jobs.awaitSendQueuesDrained(api, Duration.ofSeconds(30));
         assertThat(smtp.countsByMessageId()).containsEntry(Jobs.smtpMessageId(kept), 1)
                 .doesNotContainKey(Jobs.smtpMessageId(cancelled));
+    }
+
+    /** Two jobs due {@code seconds} from now: one to be sent, one to be cancelled. */
+    private record Pair(String sent, String cancelled, Instant sendAt) { }
+
+    /** Publishes a {@link Pair} and waits until both are scheduled with their time and no attempt. */
+    private static Pair scheduled(ItEnvironment env, String name, int seconds) {
+        String prefix = Jobs.runPrefix(name);
+        Pair pair = new Pair(prefix + "sent", prefix + "cancelled",
+                Instant.now().plusSeconds(seconds).truncatedTo(ChronoUnit.MILLIS));
+        env.jms().sendText(QUEUE, job(pair.sent(), pair.sendAt()));
+        env.jms().sendText(QUEUE, job(pair.cancelled(), pair.sendAt()));
+        for (String id : new String[] {pair.sent(), pair.cancelled()}) {
+            JsonNode scheduled = awaitState(env.api(), id, "scheduled");
+            assertThat(Instant.parse(scheduled.path("send_at").asText())).isEqualTo(pair.sendAt());
+            assertThat(scheduled.path("attempts")).isEmpty();
+        }
+        return pair;
     }
 
     private static JsonNode awaitState(ApiClient api, String messageId, String state) {
