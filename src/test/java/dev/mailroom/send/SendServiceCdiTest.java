@@ -632,24 +632,25 @@ class SendServiceCdiTest {
     }
 
     @Test
-    void aScheduledJobWhoseWindowEndsBeforeItsTimeIsDiscardedAtOnceAndOneWhoseCopyComesTooLateEndsExpired()
-            throws Exception {
+    void aScheduledJobsTimeToLiveCountsFromItsSendTimeAndACopyThatComesAfterItsWindowEndsExpired() throws Exception {
         properties.set("mailroom.validity.default-ttl", "20s");
         SendService send = boot("smtp", false);
-        handle(send, delivery(scheduledJob("never-1", "never-1", CLOCK.instant().plusSeconds(30), null)));
-        MailJob never = jobRow("never-1");
-        assertThat(never.getState()).isEqualTo(JobState.discarded);
-        assertThat(events(never.getId())).last().satisfies(e ->
-                assertThat(e.getDetail()).contains("before its send time"));
-        assertThat(COPIES).isEmpty();
+        java.time.Instant sendAt = CLOCK.instant().plusSeconds(30);
+        Incoming onTime = delivery(scheduledJob("ttl-1", "ttl-1", sendAt, null));
+        handle(send, onTime);
+        MailJob j = jobRow("ttl-1");
+        assertThat(j.getState()).as("not expired by a window counted from its receipt").isEqualTo(JobState.scheduled);
+        assertThat(j.getExpiresAt()).isEqualTo(sendAt.plusSeconds(20));
 
         java.time.Instant expiresAt = CLOCK.instant().plusSeconds(40);
-        Incoming in = delivery(scheduledJob("late-1", "late-1", CLOCK.instant().plusSeconds(30), expiresAt));
-        handle(send, in);
+        Incoming late = delivery(scheduledJob("late-1", "late-1", sendAt, expiresAt));
+        handle(send, late);
         assertThat(jobRow("late-1").getState()).isEqualTo(JobState.scheduled);
-        // the copy comes after the window (the line was stopped, the broker was down): never sent late
-        CLOCK.offset(Duration.ofSeconds(45));
-        handle(send, copyOf(in, "ID:copy-1"));
+        // the copies come after both windows (the line was stopped, the broker was down): never sent late
+        CLOCK.offset(Duration.ofSeconds(55));
+        handle(send, copyOf(onTime, "ID:copy-1"));
+        handle(send, copyOf(late, "ID:copy-2"));
+        assertThat(jobRow("ttl-1").getState()).isEqualTo(JobState.discarded);
         assertThat(jobRow("late-1").getState()).isEqualTo(JobState.discarded);
         assertThat(HANDED).isEmpty();
     }
