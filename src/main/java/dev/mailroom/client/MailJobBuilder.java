@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.mailroom.contract.Attachment;
+import dev.mailroom.contract.AttachmentRule;
 import dev.mailroom.contract.JobContract;
 import dev.mailroom.contract.RejectReason;
 import dev.mailroom.contract.SchemaVersions;
@@ -53,6 +55,8 @@ public final class MailJobBuilder {
     private String queue;
     private String traceparent;
     private int bodyLimit = JobContract.DEFAULT_MAX_BODY_BYTES;
+    private long attachmentLimit = AttachmentRule.DEFAULT_MAX_BYTES;
+    private long jobAttachmentLimit = AttachmentRule.DEFAULT_MAX_JOB_BYTES;
     /** The message id when none is given: drawn once, so every build of this builder is the same send. */
     private final String randomMessageId = UUID.randomUUID().toString();
 
@@ -245,6 +249,19 @@ public final class MailJobBuilder {
     }
 
     /**
+     * The attachment limits of the Mailroom the job goes to ({@code mailroom.attachments.max-bytes} and
+     * {@code max-job-bytes}), if they are configured below the defaults (10 MiB and 20 MiB).
+     */
+    public MailJobBuilder attachmentLimits(long perAttachment, long perJob) {
+        if (perAttachment <= 0 || perJob <= 0) {
+            throw new IllegalArgumentException("attachment limits must be positive: " + perAttachment + ", " + perJob);
+        }
+        this.attachmentLimit = perAttachment;
+        this.jobAttachmentLimit = perJob;
+        return this;
+    }
+
+    /**
      * The job, checked by the server's contract on the bytes that will be sent.
      *
      * @throws InvalidJobException naming the reason the server would give and every field that is wrong
@@ -265,6 +282,11 @@ public final class MailJobBuilder {
                 SendAtRule.DEFAULT_HORIZON, Instant.now()) instanceof SendAtRule.Refused refused) {
             throw new InvalidJobException(refused.reason(), List.of(refused.violation()));
         }
+        if (!attachments.isEmpty() && AttachmentRule.decide(attachmentsOf((JobContract.Kept) verdict), attachmentLimit,
+                jobAttachmentLimit) instanceof AttachmentRule.Refused refused) {
+            // the server's allowed prefixes are its own: whether a URL is under one is decided there
+            throw new InvalidJobException(refused.reason(), List.of(refused.violation()));
+        }
         try {
             @SuppressWarnings("unchecked")
             Map<String, Object> read = JobContract.reader().forType(LinkedHashMap.class)
@@ -272,6 +294,15 @@ public final class MailJobBuilder {
             return new MailJob(read, new String(body, StandardCharsets.UTF_8), queue, traceparent);
         } catch (IOException e) {
             throw new IllegalStateException("a job that kept the contract could not be read back", e);
+        }
+    }
+
+    private static List<Attachment> attachmentsOf(JobContract.Kept kept) {
+        try {
+            return JobContract.reader().forType(new com.fasterxml.jackson.core.type.TypeReference<List<Attachment>>() {
+            }).readValue(kept.root().get("attachments"));
+        } catch (IOException e) {
+            throw new IllegalStateException("attachments that kept the contract could not be read back", e);
         }
     }
 

@@ -38,12 +38,34 @@ class MailJobContractTest {
                     + "(theBuilderWritesTheOldestVersionItsFieldsNeed), always one the server reads",
             RejectReason.missing_template, "templates live on the server; decided when the job is rendered",
             RejectReason.missing_template_variable, "decided when the server renders the template",
+            RejectReason.attachment_too_large, "the limits are the server's settings, applied after parsing; the builder's "
+                    + "check with the default limits is attachmentsOverTheServersLimitsAreRefusedByTheBuilderAsTheServerWould",
+            RejectReason.attachment_not_allowed, "the allowed prefixes are the server's setting; decided when the job "
+                    + "arrives",
             RejectReason.missing_unsubscribe, "decided by the queue the job goes to, not by its bytes (the server's "
                     + "per-queue setting); the builder's check is aBulkJobWithoutAnUnsubscribeIsRefusedByTheBuilder",
             RejectReason.send_at_beyond_horizon, "decided by the server's horizon and the time the job arrives, not by "
                     + "its bytes; the builder's check is aSendAtBeyondTheDefaultHorizonIsRefusedByTheBuilder");
 
     private static final String SHA = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+
+    @Test
+    void attachmentsOverTheServersLimitsAreRefusedByTheBuilderAsTheServerWould() {
+        assertThatThrownBy(() -> good().attachmentByReference("big.pdf", "application/pdf",
+                "https://files.shop.example/big.pdf", SHA, dev.mailroom.contract.AttachmentRule.DEFAULT_MAX_BYTES + 1).build())
+                .isInstanceOfSatisfying(InvalidJobException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(RejectReason.attachment_too_large);
+                    assertThat(e.violations()).singleElement().asString()
+                            .startsWith("/attachments/0: " + (dev.mailroom.contract.AttachmentRule.DEFAULT_MAX_BYTES + 1)
+                                    + " bytes; the limit of one attachment is");
+                });
+        assertThatThrownBy(() -> good().attachment("a.bin", "application/octet-stream", new byte[60])
+                .attachment("b.bin", "application/octet-stream", new byte[60]).attachmentLimits(100, 100).build())
+                .isInstanceOfSatisfying(InvalidJobException.class, e -> assertThat(e.violations()).singleElement()
+                        .asString().startsWith("/attachments: 120 bytes together"));
+        assertThat(good().attachment("a.bin", "application/octet-stream", new byte[60]).attachmentLimits(100, 100)
+                .build().document()).containsKey("attachments");
+    }
 
     private static MailJobBuilder good() {
         return MailJob.to("alice@example.com").from("Shop <noreply@example.com>").subject("Hello").text("Hi");

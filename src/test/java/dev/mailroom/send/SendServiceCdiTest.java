@@ -74,6 +74,8 @@ class SendServiceCdiTest {
     static final List<String> COPIES = new ArrayList<>();
     static final List<Duration> COPY_DELAYS = new ArrayList<>();
     static final List<String> POISONED = new ArrayList<>();
+    /** Dead letters other than poison: reason, class and error. */
+    static final List<String> DEAD_LETTERED = new ArrayList<>();
     static final List<SendOutcomeUnknown> UNKNOWN = new ArrayList<>();
     /** What the send path told the stop-the-line hook, per provider answer. */
     static final List<String> ANSWERS = new ArrayList<>();
@@ -169,6 +171,13 @@ class SendServiceCdiTest {
                     POISONED.add(rejected.reason().name());
                     return null;
                 }
+
+                @Override
+                public DeadLetter deadLetter(Incoming in, MailJob job, String reason, String failureClass, String error,
+                                             String errorType, Throwable cause) {
+                    DEAD_LETTERED.add(reason + " " + failureClass + ": " + error);
+                    return null;
+                }
             };
         }
 
@@ -201,13 +210,14 @@ class SendServiceCdiTest {
         COPIES.clear();
         COPY_DELAYS.clear();
         POISONED.clear();
+        DEAD_LETTERED.clear();
         UNKNOWN.clear();
         ANSWERS.clear();
         HANDED.clear();
         writesInTheDelivery = false;
         CLOCK.offset(Duration.ZERO);
         db = ComponentDatabase.h2(List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class, JobRecipient.class,
-                SandboxMail.class));
+                SandboxMail.class, dev.mailroom.provider.sandbox.SandboxAttachment.class));
         TestTransactions.use(db);
     }
 
@@ -230,7 +240,8 @@ class SendServiceCdiTest {
                 .addServices(new TestTransactions.Jpa())
                 .addBeanClasses(SendService.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
                         RecoverabilityComponents.class, ProviderCalls.class, MailroomMetrics.class, ScheduledSends.class,
-                        ProviderRegistry.class, ProviderBreakers.class, SandboxProvider.class, StandIns.class)
+                        ProviderRegistry.class, ProviderBreakers.class, SandboxProvider.class, StandIns.class,
+                        dev.mailroom.attachment.Attachments.class)
                 .addBeanClasses(TestTransactions.INTERCEPTORS.toArray(Class<?>[]::new))
                 .initialize();
         return cdi.select(SendService.class).get();
@@ -653,5 +664,145 @@ class SendServiceCdiTest {
         assertThat(jobRow("ttl-1").getState()).isEqualTo(JobState.discarded);
         assertThat(jobRow("late-1").getState()).isEqualTo(JobState.discarded);
         assertThat(HANDED).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ attachments
+
+    private static final byte[] PDF = {'%', 'P', 'D', 'F', '-', '1', '.', '4', 0, (byte) 0xFF};
+
+    private static String withAttachments(String id, String attachments) {
+        return """
+                {"schema_version": 2, "message_id": "%s", "from": "noreply@example.com", "to": ["alice@example.com"],
+                 "subject": "s", "text": "t", "attachments": [%s]}""".formatted(id, attachments);
+    }
+
+    private static String inlinePdf() {
+        return inline(PDF);
+    }
+
+    private static String inline(byte[] content) {
+        return "{\"filename\": \"invoice.pdf\", \"content_type\": \"application/pdf\", \"content_base64\": \""
+                + java.util.Base64.getEncoder().encodeToString(content) + "\"}";
+    }
+
+    private static String byReference(String url) {
+        return ("{\"filename\": \"invoice.pdf\", \"content_type\": \"application/pdf\", \"url\": \"%s\", "
+                + "\"sha256\": \"%s\", \"size\": %d}").formatted(url,
+                dev.mailroom.provider.MailAttachment.sha256Of(PDF), PDF.length);
+    }
+
+    private static ProviderResponse acceptedBySmtp(SendCheckpoint checkpoint) {
+        checkpoint.beforeIrrevocableWrite();
+        return ProviderResponse.accepted("smtp", "250", "250 OK", "queued");
+    }
+
+    /** The {@code n}th retry copy the stand-in executor scheduled, as the broker delivers it. */
+    private static Incoming copy(int n, String body) {
+        return new Incoming("mail.send", "ID:copy-" + n, false, 1, body.getBytes(StandardCharsets.UTF_8), true,
+                null, null, null, null, null);
+    }
+
+    /** A file server on loopback answering each request with the next status of {@code statuses} (the last repeats). */
+    private static com.sun.net.httpserver.HttpServer files(java.util.concurrent.atomic.AtomicInteger requests,
+                                                           int... statuses) throws java.io.IOException {
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/files/", ex -> {
+            int n = requests.getAndIncrement();
+            int status = statuses[Math.min(n, statuses.length - 1)];
+            byte[] body = status == 200 ? PDF : "no".getBytes(StandardCharsets.US_ASCII);
+            ex.sendResponseHeaders(status, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+        });
+        server.start();
+        return server;
+    }
+
+    @Test
+    void theSandboxKeepsAJobsAttachmentsByteForByte() throws Exception {
+        SendService send = boot(SandboxProvider.NAME, true);
+        handle(send, delivery(withAttachments("files-sandbox", inlinePdf())));
+
+        assertThat(jobRow("files-sandbox").getState()).isEqualTo(JobState.sent_to_provider);
+        List<dev.mailroom.provider.sandbox.SandboxAttachment> kept = db.inTransaction(em -> em.createQuery(
+                "select a from SandboxAttachment a", dev.mailroom.provider.sandbox.SandboxAttachment.class).getResultList());
+        assertThat(kept).singleElement().satisfies(a -> {
+            assertThat(a.getFilename()).isEqualTo("invoice.pdf");
+            assertThat(a.getContentType()).isEqualTo("application/pdf");
+            assertThat(a.getContent()).isEqualTo(PDF);
+            assertThat(a.getSizeBytes()).isEqualTo(PDF.length);
+        });
+    }
+
+    @Test
+    void attachmentsTooLargeOrFromASourceNotAllowedArePoisonBeforeAnyClaimOrProviderCall() throws Exception {
+        properties.set("mailroom.attachments.allowed-prefixes", "https://files.shop.example/mail/");
+        properties.set("mailroom.attachments.max-bytes", Integer.toString(PDF.length));
+        SendService send = boot("smtp", false);
+        handle(send, delivery(withAttachments("files-off-list", byReference("http://127.0.0.1:9990/management"))));
+        handle(send, delivery(withAttachments("files-too-large", inline(new byte[PDF.length + 1]))));
+
+        assertThat(POISONED).containsExactly("attachment_not_allowed", "attachment_too_large");
+        assertThat(HANDED).as("no provider call").isEmpty();
+        assertThat(jobRows("files-off-list")).as("no claim: the job row is the dead-letter recorder's").isEmpty();
+    }
+
+    @Test
+    void aSourceThatIsDownIsATransientAttemptNobodyElseHearsOfAndAFetchedFileIsNotFetchedForTheRetry() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+        com.sun.net.httpserver.HttpServer server = files(requests, 503, 200);
+        try {
+            String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/files/invoice.pdf";
+            properties.set("mailroom.attachments.allowed-prefixes", "http://127.0.0.1:" + server.getAddress().getPort()
+                    + "/files/");
+            SendService send = boot("smtp", false);
+            handle(send, delivery(withAttachments("files-503", byReference(url))));
+
+            MailJob j = jobRow("files-503");
+            assertThat(j.getState()).isEqualTo(JobState.retry_scheduled);
+            JobAttempt first = db.inTransaction(em -> em.createQuery("select a from JobAttempt a where a.jobId = :j",
+                    JobAttempt.class).setParameter("j", j.getId()).getSingleResult());
+            assertThat(first.getFailureClass()).isEqualTo("transient");
+            assertThat(first.getCode()).isEqualTo("503");
+            assertThat(HANDED).as("the provider was not called").isEmpty();
+            assertThat(ANSWERS).as("nor did the stop-the-line hear of it").isEmpty();
+            assertThat(COPIES).hasSize(1);
+
+            // the retry's copy fetches it; the provider fails; the next copy has the file already
+            SCRIPT.add(SendServiceCdiTest::tryLater);
+            handle(send, copy(1, withAttachments("files-503", byReference(url))));
+            SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
+            handle(send, copy(2, withAttachments("files-503", byReference(url))));
+            assertThat(jobRow("files-503").getState()).isEqualTo(JobState.sent_to_provider);
+            assertThat(HANDED).hasSize(2).allSatisfy(m -> assertThat(m.attachments()).singleElement()
+                    .satisfies(a -> assertThat(a.content()).isEqualTo(PDF)));
+            assertThat(requests).as("503, then 200 once: the last retry took the checked bytes it had").hasValue(2);
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void aFileThatIsNotThereIsDeadLetteredForManualReviewWithoutAProviderCallWhateverAnotherJobFetched() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+        com.sun.net.httpserver.HttpServer server = files(requests, 200, 404);
+        try {
+            String prefix = "http://127.0.0.1:" + server.getAddress().getPort() + "/files/";
+            properties.set("mailroom.attachments.allowed-prefixes", prefix);
+            SendService send = boot("smtp", false);
+            SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
+            handle(send, delivery(withAttachments("files-there", byReference(prefix + "there.pdf"))));
+            // the same bytes (same SHA-256) named at another URL: that URL answers for this job
+            handle(send, delivery(withAttachments("files-404", inlinePdf() + ", " + byReference(prefix + "gone.pdf"))));
+
+            assertThat(DEAD_LETTERED).singleElement().asString().startsWith("manual_review content_policy: attachment 1 "
+                    + "(invoice.pdf) from " + prefix + "gone.pdf: the source answered 404 (not there)");
+            assertThat(HANDED).as("only the first job's call").hasSize(1);
+            assertThat(ANSWERS).as("the stop-the-line heard only the provider's answer").containsExactly("accepted");
+            assertThat(requests).hasValue(2);
+        } finally {
+            server.stop(0);
+        }
     }
 }
