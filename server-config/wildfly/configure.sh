@@ -63,6 +63,10 @@ fi
 # The connection pool follows the consumer counts at boot: each concurrent delivery may hold two
 # connections (its own and a REQUIRES_NEW one), plus 10 for the background work (sweeper, monitors, API);
 # never below the former fixed 30. MAILROOM_DB_POOL_MAX, when set, wins.
+# Every wait on PostgreSQL bounded: the driver's socket, connect and login timeouts (db-timeouts.conf).
+if ! grep -q 'mailroom: every wait on PostgreSQL bounded' "$conf"; then
+  cat "$here/db-timeouts.conf" >> "$conf"
+fi
 if ! grep -q 'mailroom: connection pool' "$conf"; then
   cat >> "$conf" <<'CONF'
 

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mailroom.alert.AlertRouting;
+import dev.mailroom.attachment.AttachmentSettings;
 import dev.mailroom.deadletter.DeadLetterRetention;
 import dev.mailroom.job.JobRetentionPolicy;
+import dev.mailroom.job.SendAtHorizon;
 import dev.mailroom.job.UnsubscribeRequirement;
 import dev.mailroom.job.ValidityWindow;
 import dev.mailroom.platform.settings.CheckedAtBoot;
@@ -67,7 +69,9 @@ class SettingsRefusedAtBootTest {
             values -> WatchSettings.read(SettingsReader.of(values), values.keySet());
     static final Consumer<Map<String, String>> ALERTS = concern(r -> AlertRouting.fromConfig(r.lookup()));
     static final Consumer<Map<String, String>> REDRIVE = concern(RedriveSettings::read);
+    static final Consumer<Map<String, String>> ATTACHMENTS = concern(AttachmentSettings::read);
     static final Consumer<Map<String, String>> UNSUBSCRIBE = concern(r -> UnsubscribeRequirement.read(r, QUEUES));
+    static final Consumer<Map<String, String>> SEND_AT = concern(SendAtHorizon::read);
 
     /** The SMTP keys that have no default in code (they come from microprofile-config.properties). */
     private static final Map<String, String> SMTP_BASE = Map.of("mailroom.smtp.host", "127.0.0.1",
@@ -113,7 +117,21 @@ class SettingsRefusedAtBootTest {
                 row(REDRIVE, "mailroom.redrive.max-laps", "0", "2", "whole number from 1"),
                 // the bulk queue's one-click unsubscribe: a boolean, bare or per queue
                 row(UNSUBSCRIBE, "mailroom.bulk.require-unsubscribe", "yes", "false", "true or false"),
-                row(UNSUBSCRIBE, "mailroom.bulk.require-unsubscribe.mail.send", "on", "true", "true or false"));
+                row(UNSUBSCRIBE, "mailroom.bulk.require-unsubscribe.mail.send", "on", "true", "true or false"),
+                // how far ahead a send_at may be: a positive duration
+                row(SEND_AT, "mailroom.send-at.horizon", "a month", "P30D", "positive duration"),
+                row(SEND_AT, "mailroom.send-at.horizon", "0s", "12h", "positive duration"),
+                // attachments: the sources a fetch may reach, the sizes, the fetch's bounds
+                row(ATTACHMENTS, "mailroom.attachments.allowed-prefixes", "files.shop.example/mail/",
+                        "https://files.shop.example/mail/, http://127.0.0.1:8089/files/", "http:// or https:// URL prefixes"),
+                row(ATTACHMENTS, "mailroom.attachments.allowed-prefixes", "https://user@files.shop.example/",
+                        "https://files.shop.example/", "with a host"),
+                row(ATTACHMENTS, "mailroom.attachments.max-bytes", "10MB", "1048576", "whole number of at least 1"),
+                row(ATTACHMENTS, "mailroom.attachments.max-job-bytes", "0", "20971520", "whole number of at least 1"),
+                row(ATTACHMENTS, "mailroom.attachments.connect-timeout", "0s", "2s", "positive"),
+                row(ATTACHMENTS, "mailroom.attachments.timeout", "soon", "10s", "positive"),
+                row(ATTACHMENTS, "mailroom.attachments.max-redirects", "20", "0", "whole number from 0 to 10"),
+                row(ATTACHMENTS, "mailroom.attachments.cache-bytes", "-1", "0", "whole number of at least 0"));
     }
 
     @ParameterizedTest(name = "{1}={2}")

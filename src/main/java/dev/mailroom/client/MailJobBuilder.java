@@ -5,9 +5,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import dev.mailroom.contract.Attachment;
+import dev.mailroom.contract.AttachmentRule;
 import dev.mailroom.contract.JobContract;
 import dev.mailroom.contract.RejectReason;
 import dev.mailroom.contract.SchemaVersions;
+import dev.mailroom.contract.SendAtRule;
 import dev.mailroom.contract.UnsubscribeRule;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -52,6 +55,8 @@ public final class MailJobBuilder {
     private String queue;
     private String traceparent;
     private int bodyLimit = JobContract.DEFAULT_MAX_BODY_BYTES;
+    private long attachmentLimit = AttachmentRule.DEFAULT_MAX_BYTES;
+    private long jobAttachmentLimit = AttachmentRule.DEFAULT_MAX_JOB_BYTES;
     /** The message id when none is given: drawn once, so every build of this builder is the same send. */
     private final String randomMessageId = UUID.randomUUID().toString();
 
@@ -153,6 +158,15 @@ public final class MailJobBuilder {
     }
 
     /**
+     * When to send it: the job waits on Mailroom's broker until then ({@code scheduled}; an operator may cancel it),
+     * and goes at once if the time is past. Not after {@link #expiresAt}; at most the server's horizon ahead
+     * ({@code mailroom.send-at.horizon}, {@link #build()} holds it to the default 30 days).
+     */
+    public MailJobBuilder sendAt(Instant sendAt) {
+        return field("send_at", sendAt == null ? null : sendAt.toString());
+    }
+
+    /**
      * One-click unsubscribe (RFC 8058): {@code url} is an https URL that unsubscribes the recipient on a POST;
      * {@code mailto}, an address for the older mailto form, may be null. Required on {@code mail.send.bulk}.
      */
@@ -235,6 +249,19 @@ public final class MailJobBuilder {
     }
 
     /**
+     * The attachment limits of the Mailroom the job goes to ({@code mailroom.attachments.max-bytes} and
+     * {@code max-job-bytes}), if they are configured below the defaults (10 MiB and 20 MiB).
+     */
+    public MailJobBuilder attachmentLimits(long perAttachment, long perJob) {
+        if (perAttachment <= 0 || perJob <= 0) {
+            throw new IllegalArgumentException("attachment limits must be positive: " + perAttachment + ", " + perJob);
+        }
+        this.attachmentLimit = perAttachment;
+        this.jobAttachmentLimit = perJob;
+        return this;
+    }
+
+    /**
      * The job, checked by the server's contract on the bytes that will be sent.
      *
      * @throws InvalidJobException naming the reason the server would give and every field that is wrong
@@ -250,6 +277,16 @@ public final class MailJobBuilder {
                 fields.containsKey("unsubscribe")) instanceof UnsubscribeRule.Refused refused) {
             throw new InvalidJobException(refused.reason(), List.of(refused.violation()));
         }
+        // the server decides by its setting and the time the job arrives; the builder holds it to the default now
+        if (fields.get("send_at") instanceof String at && SendAtRule.decide(Instant.parse(at),
+                SendAtRule.DEFAULT_HORIZON, Instant.now()) instanceof SendAtRule.Refused refused) {
+            throw new InvalidJobException(refused.reason(), List.of(refused.violation()));
+        }
+        if (!attachments.isEmpty() && AttachmentRule.decide(attachmentsOf((JobContract.Kept) verdict), attachmentLimit,
+                jobAttachmentLimit) instanceof AttachmentRule.Refused refused) {
+            // the server's allowed prefixes are its own: whether a URL is under one is decided there
+            throw new InvalidJobException(refused.reason(), List.of(refused.violation()));
+        }
         try {
             @SuppressWarnings("unchecked")
             Map<String, Object> read = JobContract.reader().forType(LinkedHashMap.class)
@@ -257,6 +294,15 @@ public final class MailJobBuilder {
             return new MailJob(read, new String(body, StandardCharsets.UTF_8), queue, traceparent);
         } catch (IOException e) {
             throw new IllegalStateException("a job that kept the contract could not be read back", e);
+        }
+    }
+
+    private static List<Attachment> attachmentsOf(JobContract.Kept kept) {
+        try {
+            return JobContract.reader().forType(new com.fasterxml.jackson.core.type.TypeReference<List<Attachment>>() {
+            }).readValue(kept.root().get("attachments"));
+        } catch (IOException e) {
+            throw new IllegalStateException("attachments that kept the contract could not be read back", e);
         }
     }
 

@@ -25,7 +25,17 @@ public record OutboundMail(
         String tenant,
         String campaignId,
         String category,
-        Unsubscribe unsubscribe) {
+        Unsubscribe unsubscribe,
+        List<MailAttachment> attachments) {
+
+    /** A mail without attachments. */
+    public OutboundMail(String messageId, String idempotencyKey, String from, List<String> to, List<String> cc,
+                        List<String> bcc, String replyTo, String subject, String text, String html,
+                        Map<String, String> headers, Map<String, String> metadata, String tenant, String campaignId,
+                        String category, Unsubscribe unsubscribe) {
+        this(messageId, idempotencyKey, from, to, cc, bcc, replyTo, subject, text, html, headers, metadata, tenant,
+                campaignId, category, unsubscribe, List.of());
+    }
 
     /** A mail without a one-click unsubscribe. */
     public OutboundMail(String messageId, String idempotencyKey, String from, List<String> to, List<String> cc,
@@ -33,7 +43,13 @@ public record OutboundMail(
                         Map<String, String> headers, Map<String, String> metadata, String tenant, String campaignId,
                         String category) {
         this(messageId, idempotencyKey, from, to, cc, bcc, replyTo, subject, text, html, headers, metadata, tenant,
-                campaignId, category, null);
+                campaignId, category, null, List.of());
+    }
+
+    /** This mail with these attachments. */
+    public OutboundMail withAttachments(List<MailAttachment> files) {
+        return new OutboundMail(messageId, idempotencyKey, from, to, cc, bcc, replyTo, subject, text, html, headers,
+                metadata, tenant, campaignId, category, unsubscribe, files);
     }
 
     /** The job's headers and, when it has an unsubscribe, the two Mailroom sets for it (RFC 8058). */
@@ -52,5 +68,6 @@ public record OutboundMail(
         bcc = bcc == null ? List.of() : List.copyOf(bcc);
         headers = headers == null ? Map.of() : Map.copyOf(headers);
         metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+        attachments = attachments == null ? List.of() : List.copyOf(attachments);
     }
 }

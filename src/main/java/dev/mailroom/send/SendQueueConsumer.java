@@ -4,6 +4,7 @@ import dev.mailroom.job.Incoming;
 import dev.mailroom.job.JmsMessages;
 import dev.mailroom.platform.SchemaMigration;
 import dev.mailroom.platform.DatabaseFailures;
+import dev.mailroom.stopline.DeliveriesUnderWay;
 import dev.mailroom.stopline.StopLine;
 
 import jakarta.ejb.EJB;
@@ -28,6 +29,8 @@ public abstract class SendQueueConsumer implements MessageListener {
     StopLine line;
     @Inject
     RecoveryExecutor executor;
+    @Inject
+    DeliveriesUnderWay underWay;
 
     /**
      * Set once the schema was seen migrated: the check is an EJB call (the transaction suspended and resumed),
@@ -40,6 +43,16 @@ public abstract class SendQueueConsumer implements MessageListener {
 
     @Override
     public void onMessage(Message message) {
+        // a stopping line stops the consumers once the deliveries under way at the stop have ended
+        long ticket = underWay.begin(queue());
+        try {
+            deliver(message);
+        } finally {
+            underWay.end(ticket);
+        }
+    }
+
+    private void deliver(Message message) {
         if (!migrated) {
             schema.awaitMigrated();
             migrated = true;

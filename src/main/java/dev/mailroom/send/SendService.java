@@ -1,5 +1,7 @@
 package dev.mailroom.send;
 
+import dev.mailroom.attachment.Attachments;
+import dev.mailroom.contract.AttachmentRule;
 import dev.mailroom.contract.UnsubscribeRule;
 import dev.mailroom.job.Begin;
 import dev.mailroom.job.Incoming;
@@ -67,6 +69,8 @@ public class SendService {
     @Inject
     UnsubscribeRequirement unsubscribe;
     @Inject
+    Attachments attachments;
+    @Inject
     JobLedger ledger;
     @Inject
     DeadLetterRecorder deadLetters;
@@ -90,6 +94,8 @@ public class SendService {
     Event<SendOutcomeUnknown> unknownSends;
     @Inject
     StopLine stopLine;
+    @Inject
+    ScheduledSends scheduled;
 
     public void handle(Incoming in) {
         Optional<Prepared> prepared = prepare(in);
@@ -97,6 +103,9 @@ public class SendService {
             return;
         }
         SendJob job = prepared.get().job();
+        if (scheduled.waits(in, job)) {
+            return;
+        }
         ProviderBreakers.Routed routed = breakers.route(in.queue(), in.refusedBy());
         if (routed instanceof ProviderBreakers.Waiting waiting) {
             // no provider of the chain may be called: the job waits on the broker, no retry used
@@ -111,7 +120,13 @@ public class SendService {
             return;
         }
         Delivery d = admitted.get();
-        Call call = call(d, job, prepared.get().content());
+        // fetched only now that the job is claimed and a provider is about to be called (Attachments says why)
+        Attachments.Resolution files = attachments.resolve(job.attachments());
+        if (files instanceof Attachments.Failed failed) {
+            decideAndCarryOut(in, d, notCalled(d, failed.failure()), failed.failure(), null, false);
+            return;
+        }
+        Call call = call(d, job, prepared.get().content(), ((Attachments.Resolved) files).attachments());
         if (call.superseded()) {
             superseded(in, job);
         } else if (call.bug() != null) {
@@ -119,7 +134,7 @@ public class SendService {
             LOG.log(java.util.logging.Level.SEVERE, call.bug(), () -> "provider call for job " + job.messageId() + " threw");
             ProviderResponse noAnswer = new ProviderResponse(ProviderResponse.Status.REJECTED, d.provider().name(), null,
                     null, String.valueOf(call.bug().getMessage()), null, null, call.bug().getClass().getName());
-            decideAndCarryOut(in, d, noAnswer, Failure.internal(call.bug()), call.bug());
+            decideAndCarryOut(in, d, noAnswer, Failure.internal(call.bug()), call.bug(), true);
         } else if (call.response().accepted()) {
             accepted(d, call.response());
         } else {
@@ -158,6 +173,15 @@ public class SendService {
             poison(in, new ParseResult.Rejected(refused.reason(), refused.violation(), job.messageId()));
             return Optional.empty();
         }
+        if (attachments.admit(job.attachments()) instanceof AttachmentRule.Refused refused) {
+            poison(in, new ParseResult.Rejected(refused.reason(), refused.violation(), job.messageId()));
+            return Optional.empty();
+        }
+        Optional<ParseResult.Rejected> sendTime = scheduled.refusal(job);
+        if (sendTime.isPresent()) {
+            poison(in, sendTime.get());
+            return Optional.empty();
+        }
         try {
             return Optional.of(new Prepared(job, renderer.render(job)));
         } catch (TemplateException e) {
@@ -182,27 +206,33 @@ public class SendService {
                     + String.format("%.1f", rateLimiter.rate()) + "/s): put back for " + putBack.delay());
             return Optional.empty();
         }
+        if (begin instanceof Begin.Scheduled ahead) {
+            // its send time is ahead after all (the copy came early by the clock that decided)
+            scheduled.carryOut(in, ahead);
+            return Optional.empty();
+        }
         if (begin instanceof Begin.Ambiguous) {
             unknownSends.fire(new SendOutcomeUnknown(provider.name(), in.queue(), job.messageId(), begin.jobId(),
                     "crash", "the worker died after the point of no return", clock.instant()));
         }
         countWithheld(in.queue(), begin);
         if (!(begin instanceof Begin.Proceed proceed)) {
-            metrics.outcome(in.queue(), outcomeOf(begin));
+            metrics.outcome(in.queue(), SendOutcomes.of(begin));
             return Optional.empty();
         }
         return Optional.of(new Delivery(in, choice, steps, proceed));
     }
 
     /** The provider call, with the point of no return marked at the provider's checkpoint. */
-    private Call call(Delivery d, SendJob job, RenderedContent content) {
+    private Call call(Delivery d, SendJob job, RenderedContent content,
+                      java.util.List<dev.mailroom.provider.MailAttachment> files) {
         Begin.Proceed proceed = d.proceed();
         java.util.concurrent.atomic.AtomicBoolean passedPointOfNoReturn = new java.util.concurrent.atomic.AtomicBoolean();
         java.util.concurrent.atomic.AtomicBoolean superseded = new java.util.concurrent.atomic.AtomicBoolean();
         try {
             // suppressed recipients are left out of the call itself: no RCPT TO, no payload entry names them
             ProviderResponse response = calls.send(d.provider(),
-                    outbound(job.withoutRecipients(proceed.withheldPositions()), content), () -> {
+                    outbound(job.withoutRecipients(proceed.withheldPositions()), content).withAttachments(files), () -> {
                         // committed with the claim already when the provider writes at once and drops a duplicate
                         if (!proceed.irrevocable() && !ledger.markIrrevocable(proceed.attemptId())) {
                             superseded.set(true);
@@ -269,7 +299,7 @@ public class SendService {
                 }
             }
         }
-        RecoveryAction action = decideAndCarryOut(next, d, response, failure, null);
+        RecoveryAction action = decideAndCarryOut(next, d, response, failure, null, true);
         if (action instanceof RecoveryAction.Ack ack && RecoveryAction.Ack.UNKNOWN.equals(ack.outcome())) {
             unknownSends.fire(new SendOutcomeUnknown(provider.name(), in.queue(), job.messageId(), d.proceed().jobId(),
                     "call", JobLedger.describe(response), clock.instant()));
@@ -321,22 +351,37 @@ public class SendService {
         metrics.attempt(in.queue(), d.provider().name(), failure.failureClass().wireName());
         d.steps().recordFailure(d.proceed(), response, failure, action);
         executor.carryOut(in, d.proceed(), failure, action, null);
-        metrics.outcome(in.queue(), outcomeOf(action));
+        metrics.outcome(in.queue(), SendOutcomes.of(action));
     }
 
+    /**
+     * @param providerAnswered false when the provider was never called (an attachment could not be fetched): then
+     *                         neither the provider's attempt count nor the stop-the-line hears of it, the failure is the
+     *                         job's, not the provider's
+     */
     private RecoveryAction decideAndCarryOut(Incoming in, Delivery d, ProviderResponse response, Failure failure,
-                                             Throwable cause) {
+                                             Throwable cause, boolean providerAnswered) {
         MailProvider provider = d.provider();
         Begin.Proceed proceed = d.proceed();
-        metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
-        stopLine.answered(in.queue(), provider.name(), failure.failureClass(), failure.text());
+        if (providerAnswered) {
+            metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
+            stopLine.answered(in.queue(), provider.name(), failure.failureClass(), failure.text());
+        } else {
+            metrics.attachmentFetchFailed(in.queue(), failure.failureClass().wireName());
+        }
         RecoveryAction action = executor.asCarriedOut(RecoverabilityPolicy.decide(failure,
                 ledger.historyBefore(proceed.jobId(), proceed.attemptId()), policies.forQueue(in.queue()),
                 traits(provider), proceed.expiresAt(), clock.instant(), ThreadLocalRandom.current()));
         d.steps().recordFailure(proceed, response, failure, action);
         executor.carryOut(in, proceed, failure, action, cause);
-        metrics.outcome(in.queue(), outcomeOf(action));
+        metrics.outcome(in.queue(), SendOutcomes.of(action));
         return action;
+    }
+
+    /** The attempt's record of a failure before the provider's call: nothing was written to it. */
+    private static ProviderResponse notCalled(Delivery d, Failure failure) {
+        return new ProviderResponse(ProviderResponse.Status.NOT_CONNECTED, d.provider().name(), failure.code(),
+                failure.enhancedCode(), failure.text(), null, null, failure.errorType());
     }
 
     private static void pace(Duration wait) {
@@ -349,34 +394,6 @@ public class SendService {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while pacing to the provider's rate limit", e);
         }
-    }
-
-    private static String outcomeOf(RecoveryAction a) {
-        if (a instanceof RecoveryAction.DeadLetter) {
-            return JobState.dead_lettered.name();
-        } else if (a instanceof RecoveryAction.Discard) {
-            return JobState.discarded.name();
-        } else if (a instanceof RecoveryAction.Ack ack) {
-            return ack.outcome();
-        }
-        return JobState.retry_scheduled.name();
-    }
-
-    private static String outcomeOf(Begin b) {
-        if (b instanceof Begin.AlreadyFinished) {
-            return "redelivery_ignored";
-        } else if (b instanceof Begin.DuplicateMessage) {
-            return "duplicate_message_ignored";
-        } else if (b instanceof Begin.DuplicateKey) {
-            return JobState.duplicate_suppressed.name();
-        } else if (b instanceof Begin.Expired) {
-            return JobState.discarded.name();
-        } else if (b instanceof Begin.Ambiguous) {
-            return JobState.unknown.name();
-        } else if (b instanceof Begin.Suppressed) {
-            return JobState.suppressed.name();
-        }
-        throw new IllegalArgumentException("not a final answer: " + b);
     }
 
     static OutboundMail outbound(SendJob job, RenderedContent content) {

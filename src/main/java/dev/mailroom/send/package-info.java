@@ -6,6 +6,7 @@
  * Calls into {@code stopline} through its hooks; the events it fires (an unknown provider code, an unknown send)
  * are observed by {@code alert}, and {@code ops} reads its provider breakers.
  *
- * <p>May use: contract, platform, job, provider, recoverability, deadletter, stopline.
+ * <p>May use: contract, platform, job, provider, recoverability, deadletter, stopline, attachment (a job's files, fetched
+ * after its claim).
  */
 package dev.mailroom.send;

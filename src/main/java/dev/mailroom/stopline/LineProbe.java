@@ -106,7 +106,7 @@ public class LineProbe {
         for (String queue : config.queues()) {
             line.signal(queue, new LineSignal.DatabaseAnswered());
             if (line.needsReconcile(queue)) {
-                line.reconcile(queue);
+                line.reconcile(queue, false);
             }
             LineState state = line.state(queue);
             if (state.reason() == PauseReason.DEAD_LETTER_RATE) {

@@ -46,6 +46,8 @@ public class StopLine {
     @Inject
     QueuePauses records;
     @Inject
+    DrainingSwitch drain;
+    @Inject
     Clock clock;
     @Inject
     Event<LineStopped> stoppedEvents;
@@ -184,7 +186,7 @@ public class StopLine {
             unsettled.add(queue);
         }
         if (decision instanceof LineDecision.Keep) {
-            runLater(() -> reconcile(queue)); // a failed probe counted, or an outage over: recorded, nothing to switch
+            runLater(() -> reconcile(queue, true)); // a failed probe counted, or an outage over: nothing to switch
             return decision;
         }
         if (decision instanceof LineDecision.Pause p) {
@@ -202,7 +204,7 @@ public class StopLine {
                     Duration.between(before.since(), clock.instant()), clock.instant()));
         }
         if (!(signal instanceof LineSignal.OperatorPaused) && !(signal instanceof LineSignal.OperatorResumed)) {
-            runLater(() -> reconcile(queue));
+            runLater(() -> reconcile(queue, true));
         } else {
             record(queue);
         }
@@ -241,21 +243,18 @@ public class StopLine {
         }
     }
 
-    /** Makes the consumers and the record of {@code queue} match its line; idempotent, safe to repeat. */
-    void reconcile(String queue) {
+    /** Makes the consumers and record of {@code queue} match its line; idempotent. {@code mayWait}: {@link DrainingSwitch}. */
+    void reconcile(String queue, boolean mayWait) {
         // not the signal lock: stopping the consumers waits for their deliveries, which may be signalling
         synchronized (lock(Guard.SWITCH, queue)) {
             LineState line = state(queue);
-            boolean switched;
+            boolean switched = true;
             try {
-                if (line.paused() != consumers.paused(queue)) {
-                    if (line.paused()) {
-                        consumers.pause(queue, ACTOR);
-                    } else {
-                        consumers.resume(queue, ACTOR);
-                    }
+                if (line.paused() && !consumers.paused(queue)) {
+                    switched = drain.stop(queue, line.since(), mayWait);
+                } else if (!line.paused() && consumers.paused(queue)) {
+                    consumers.resume(queue, ACTOR);
                 }
-                switched = true;
             } catch (RuntimeException e) {
                 switched = false;
                 LOG.log(Level.WARNING, e, () -> "could not " + (line.paused() ? "pause" : "resume")

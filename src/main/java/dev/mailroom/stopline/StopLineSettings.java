@@ -21,6 +21,8 @@ import org.eclipse.microprofile.config.Config;
  * mailroom.stop-the-line.put-back       = 1s      how long a job met by a stopped line waits on the broker
  * mailroom.stop-the-line.same-outage    = 10m     a stop this soon after a restart that did not prove the outage
  *                                                 over (an operator's resume, a breaker half-open) continues it
+ * mailroom.stop-the-line.drain-timeout  = 60s     how long a stopped line waits for the deliveries under way at the
+ *                                                 stop to end before it stops its consumers anyway (ConsumerStop)
  * mailroom.stop-the-line.dead-letter-rate.(queue|default).enabled / .activation-threshold / .trip-threshold
  *                                       / .window / .restart-after / .reasons
  * </pre>
@@ -41,7 +43,7 @@ public class StopLineSettings implements CheckedAtBoot {
     private volatile Read read;
 
     /** Everything this class serves, read together. */
-    public record Read(Duration probeInterval, Duration putBack, Duration sameOutage,
+    public record Read(Duration probeInterval, Duration putBack, Duration sameOutage, Duration drainTimeout,
                        Map<String, Optional<DeadLetterRateWindow.Settings>> rates) {
     }
 
@@ -62,6 +64,11 @@ public class StopLineSettings implements CheckedAtBoot {
     /** A stop this soon after a trial restart, with no call accepted since, continues the same outage. */
     public Duration sameOutage() {
         return read().sameOutage();
+    }
+
+    /** How long a stopped line waits for the deliveries under way at the stop before stopping its consumers anyway. */
+    public Duration drainTimeout() {
+        return read().drainTimeout();
     }
 
     /** The dead-letter-rate breaker's settings for {@code queue}, or empty when it is disabled there. */
@@ -97,7 +104,8 @@ public class StopLineSettings implements CheckedAtBoot {
         }
         return new Read(settings.positiveDuration(Duration.ofSeconds(10), PREFIX + "probe-interval"),
                 putBack.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : putBack,
-                settings.positiveDuration(Duration.ofMinutes(10), PREFIX + "same-outage"), Map.copyOf(rates));
+                settings.positiveDuration(Duration.ofMinutes(10), PREFIX + "same-outage"),
+                settings.positiveDuration(Duration.ofSeconds(60), PREFIX + "drain-timeout"), Map.copyOf(rates));
     }
 
     static Optional<DeadLetterRateWindow.Settings> deadLetterRate(SettingsReader settings, String queue) {

@@ -42,6 +42,7 @@ class StopLineTest {
     private final List<LineStopped> stopped = new ArrayList<>();
     private final List<LineStarted> started = new ArrayList<>();
     private HeldStopLine line;
+    private final DeliveriesUnderWay underWay = new DeliveriesUnderWay(clock);
 
     @BeforeEach
     void wire() {
@@ -77,6 +78,11 @@ class StopLineTest {
             @Override
             public Duration sameOutage() {
                 return Duration.ofMinutes(10);
+            }
+
+            @Override
+            public Duration drainTimeout() {
+                return Duration.ofSeconds(60);
             }
         };
         line.consumers = new ConsumerControl() {
@@ -119,6 +125,10 @@ class StopLineTest {
             }
         };
         line.clock = clock;
+        line.drain = new DrainingSwitch();
+        line.drain.consumers = line.consumers;
+        line.drain.underWay = underWay;
+        line.drain.settings = line.settings;
         line.stoppedEvents = new Recording<>(stopped);
         line.startedEvents = new Recording<>(started);
     }
@@ -134,7 +144,7 @@ class StopLineTest {
         assertThat(line.state(BULK)).isEqualTo(elsewhere);
         assertThat(line.admits(SEND)).isTrue();
         assertThat(line.needsReconcile(BULK)).isTrue();
-        line.reconcile(BULK);
+        line.reconcile(BULK, false);
         assertThat(consumersPaused.get(BULK)).isTrue();
         assertThat(stopped).as("node-b paged; this node only follows").isEmpty();
 
@@ -142,7 +152,7 @@ class StopLineTest {
 
         records.remove(BULK); // resumed on node-b
         assertThat(line.follow(line.settled(), line.records.all())).isEqualTo(1);
-        line.reconcile(BULK);
+        line.reconcile(BULK, false);
         assertThat(line.admits(BULK)).isTrue();
         assertThat(consumersPaused.get(BULK)).isFalse();
         assertThat(records).doesNotContainKey(BULK);
@@ -153,7 +163,7 @@ class StopLineTest {
     @Test
     void anOperatorPauseRecordedElsewhereOutlivesThisNodesOwnProviderPause() {
         line.breakerChanged(new BreakerStateChanged("relay-a", "open", T0, "connection refused"));
-        line.reconcile(BULK);
+        line.reconcile(BULK, false);
         assertThat(line.state(BULK).reason()).isEqualTo(PauseReason.PROVIDERS_OPEN);
         records.put(BULK, LineState.stopped(PauseReason.OPERATOR, "paused by alice on node-b", T0.plusSeconds(5)));
 
@@ -172,10 +182,10 @@ class StopLineTest {
         assertThat(records).containsKey(SEND);
         records.remove(SEND); // node-b's operator resumed it
 
-        line.reconcile(SEND); // the probe's tick, before it reads the rows
+        line.reconcile(SEND, false); // the probe's tick, before it reads the rows
         assertThat(records).as("not written back").doesNotContainKey(SEND);
         assertThat(line.follow(line.settled(), line.records.all())).isEqualTo(1);
-        line.reconcile(SEND);
+        line.reconcile(SEND, false);
         assertThat(line.admits(SEND)).isTrue();
         assertThat(consumersPaused.get(SEND)).isFalse();
     }
@@ -203,6 +213,41 @@ class StopLineTest {
         assertThat(before.lines()).doesNotContainKey(SEND);
         assertThat(line.follow(before, line.records.all())).isZero();
         assertThat(line.admits(SEND)).isFalse();
+    }
+
+    /**
+     * Stopping the consumers tears their sessions down, and the resource adapter interrupts a delivery still running
+     * after its call timeout: a delivery under way at the stop (hung on the database) is waited for, one begun after
+     * it (it meets the closed gate and puts its job back) is not, and the drain timeout ends the wait.
+     */
+    @Test
+    void theConsumersStopOnceTheDeliveriesUnderWayAtTheStopHaveEnded() {
+        long hung = underWay.begin(SEND);
+        underWay.begin(BULK); // never ends
+        clock.offset(Duration.ofSeconds(1));
+        line.runLaterHeld = true; // the switch off the delivery's thread is the probe's reconcile below
+        line.databaseUnreachable("delivery on mail.send: socket read timed out");
+        assertThat(line.admits(SEND)).as("the gate closes at once").isFalse();
+        clock.offset(Duration.ofSeconds(3));
+        long putBack = underWay.begin(SEND);
+
+        line.reconcile(SEND, false);
+        line.reconcile(BULK, false);
+        assertThat(consumersPaused).as("a delivery from before the stop is under way on each").containsOnlyKeys(SEND, BULK)
+                .doesNotContainValue(true);
+        assertThat(line.needsReconcile(SEND)).isTrue();
+
+        underWay.end(hung);
+        line.reconcile(SEND, false);
+        assertThat(consumersPaused.get(SEND)).as("only a delivery begun after the stop is left").isTrue();
+        underWay.end(putBack);
+
+        clock.offset(Duration.ofSeconds(60)); // 59 s after the stop
+        line.reconcile(BULK, false);
+        assertThat(consumersPaused.get(BULK)).isFalse();
+        clock.offset(Duration.ofSeconds(62));
+        line.reconcile(BULK, false);
+        assertThat(consumersPaused.get(BULK)).as("the drain timeout passed: stopped anyway").isTrue();
     }
 
     @Test
@@ -342,7 +387,7 @@ class StopLineTest {
         line.restore(SEND, recorded);
         assertThat(line.state(SEND)).isEqualTo(recorded);
         assertThat(line.admits(SEND)).as("the gate closes before the consumers are switched").isFalse();
-        line.reconcile(SEND);
+        line.reconcile(SEND, false);
         assertThat(consumersPaused.get(SEND)).isTrue();
 
         line.resumeByOperator(SEND, "bob");

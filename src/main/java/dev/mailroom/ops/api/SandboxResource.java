@@ -1,5 +1,6 @@
 package dev.mailroom.ops.api;
 
+import dev.mailroom.provider.sandbox.SandboxAttachment;
 import dev.mailroom.provider.sandbox.SandboxMail;
 import dev.mailroom.provider.sandbox.SandboxProvider;
 import jakarta.inject.Inject;
@@ -21,14 +22,24 @@ public class SandboxResource {
 
     @GET
     public Response messages(@QueryParam("limit") @DefaultValue("50") @Limit(max = 1000) String limit) {
-        return Response.ok(sandbox.recent(Integer.parseInt(limit)).stream().map(SandboxResource::view).toList()).build();
+        java.util.List<SandboxMail> mails = sandbox.recent(Integer.parseInt(limit));
+        java.util.Map<Long, java.util.List<SandboxAttachment>> files =
+                sandbox.attachmentsOf(mails.stream().map(SandboxMail::getId).toList());
+        return Response.ok(mails.stream().map(m -> view(m, files.getOrDefault(m.getId(), java.util.List.of())))
+                .toList()).build();
     }
 
     public record SandboxMailView(long id, String messageId, String idempotencyKey, String from, String recipients,
-                                  String subject, String text, String html, java.time.Instant recordedAt) { }
+                                  String subject, String text, String html, java.time.Instant recordedAt,
+                                  java.util.List<AttachmentView> attachments) { }
 
-    private static SandboxMailView view(SandboxMail m) {
+    /** A kept file with its bytes (base64), as the job contract writes an inline attachment. */
+    public record AttachmentView(String filename, String contentType, long size, String sha256, String contentBase64) { }
+
+    private static SandboxMailView view(SandboxMail m, java.util.List<SandboxAttachment> files) {
         return new SandboxMailView(m.getId(), m.getMessageId(), m.getIdempotencyKey(), m.getFromAddress(),
-                m.getRecipients(), m.getSubject(), m.getTextBody(), m.getHtmlBody(), m.getRecordedAt());
+                m.getRecipients(), m.getSubject(), m.getTextBody(), m.getHtmlBody(), m.getRecordedAt(),
+                files.stream().map(a -> new AttachmentView(a.getFilename(), a.getContentType(), a.getSizeBytes(),
+                        a.getSha256(), java.util.Base64.getEncoder().encodeToString(a.getContent()))).toList());
     }
 }

@@ -101,6 +101,12 @@ public record HttpApiProfile(
                 putIfPresent(n, "tenant", mail.tenant());
                 putIfPresent(n, "campaign_id", mail.campaignId());
                 putIfPresent(n, "category", mail.category());
+                if (!mail.attachments().isEmpty()) {
+                    // as the job contract writes an inline attachment
+                    ArrayNode files = n.putArray("attachments");
+                    mail.attachments().forEach(a -> files.addObject().put("filename", a.filename())
+                            .put("content_type", a.contentType()).put("content_base64", base64(a)));
+                }
                 return n;
             }
         },
@@ -123,6 +129,12 @@ public record HttpApiProfile(
                 putIfPresent(n, "text", mail.text());
                 if (!mail.allHeaders().isEmpty()) {
                     n.set("headers", object(json, mail.allHeaders()));
+                }
+                if (!mail.attachments().isEmpty()) {
+                    // Resend's form: content is the file's base64; a text/calendar one keeps its method parameter
+                    ArrayNode files = n.putArray("attachments");
+                    mail.attachments().forEach(a -> files.addObject().put("filename", a.filename())
+                            .put("content", base64(a)).put("content_type", a.contentType()));
                 }
                 if (!mail.metadata().isEmpty() || mail.messageId() != null) {
                     ArrayNode tags = n.putArray("tags");
@@ -153,6 +165,10 @@ public record HttpApiProfile(
 
         /** Builds the JSON body for one mail; {@code idempotencyKey} is the job's effect identity. */
         public abstract ObjectNode render(OutboundMail mail, String idempotencyKey, ObjectMapper json);
+
+        private static String base64(dev.mailroom.provider.MailAttachment a) {
+            return java.util.Base64.getEncoder().encodeToString(a.content());
+        }
 
         private static void putIfPresent(ObjectNode n, String field, String value) {
             if (value != null) {

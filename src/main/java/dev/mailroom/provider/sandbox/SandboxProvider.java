@@ -1,5 +1,6 @@
 package dev.mailroom.provider.sandbox;
 
+import dev.mailroom.provider.MailAttachment;
 import dev.mailroom.provider.MailProvider;
 import dev.mailroom.provider.OutboundMail;
 import dev.mailroom.provider.ProviderResponse;
@@ -12,11 +13,15 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The embedded default's provider: sends nothing, records what it would have sent in
- * {@code sandbox_mail} so a newcomer can see it ({@code GET /api/v1/sandbox/messages}). It writes in the
+ * {@code sandbox_mail} (its attachments in {@code sandbox_attachment}, byte for byte) so a newcomer can see it
+ * ({@code GET /api/v1/sandbox/messages}). It writes in the
  * delivery's own transaction, so its outbox holds exactly the jobs whose sending committed.
  */
 @ApplicationScoped
@@ -73,7 +78,26 @@ public class SandboxProvider implements MailProvider {
                 String.join(", ", recipients), mail.subject(), mail.text(), mail.html(), clock.instant());
         em.persist(recorded);
         em.flush();
+        for (int i = 0; i < mail.attachments().size(); i++) {
+            MailAttachment a = mail.attachments().get(i);
+            em.persist(new SandboxAttachment(recorded.getId(), i, a.filename(), a.contentType(), a.content(),
+                    a.sha256()));
+        }
         return ProviderResponse.accepted(NAME, "200", "recorded in the sandbox outbox", "sandbox-" + recorded.getId());
+    }
+
+    /** The files kept with these mails, by mail id, each mail's in their order. */
+    public Map<Long, List<SandboxAttachment>> attachmentsOf(Collection<Long> mailIds) {
+        if (mailIds.isEmpty()) {
+            return Map.of();
+        }
+        Map<Long, List<SandboxAttachment>> byMail = new HashMap<>();
+        em.createQuery("select a from SandboxAttachment a where a.sandboxMailId in :ids order by a.sandboxMailId, "
+                        + "a.position", SandboxAttachment.class)
+                .setParameter("ids", mailIds)
+                .getResultList()
+                .forEach(a -> byMail.computeIfAbsent(a.getSandboxMailId(), k -> new ArrayList<>()).add(a));
+        return byMail;
     }
 
     public List<SandboxMail> recent(int limit) {

@@ -12,9 +12,7 @@ import jakarta.mail.Session;
 import jakarta.mail.URLName;
 import jakarta.mail.internet.AddressException;
 import jakarta.mail.internet.InternetAddress;
-import jakarta.mail.internet.MimeBodyPart;
 import jakarta.mail.internet.MimeMessage;
-import jakarta.mail.internet.MimeMultipart;
 import jakarta.mail.internet.MimeUtility;
 import java.io.UnsupportedEncodingException;
 import java.nio.charset.StandardCharsets;
@@ -152,7 +150,7 @@ public final class SmtpProvider implements MailProvider {
             }
             msg.setSubject(headerSafe(mail.subject() == null ? "" : mail.subject(), "subject"), "UTF-8");
             msg.setSentDate(Date.from(clock.instant()));
-            setContent(msg, mail.text(), mail.html());
+            MimeContent.set(msg, mail.text(), mail.html(), mail.attachments());
             for (Map.Entry<String, String> h : new TreeMap<>(mail.headers()).entrySet()) {
                 setHeader(msg, checkedJobHeaderName(h.getKey()), h.getValue());
             }
@@ -169,23 +167,6 @@ public final class SmtpProvider implements MailProvider {
             return msg;
         } catch (MessagingException e) {
             throw new IllegalArgumentException("cannot build the MIME message: " + e.getMessage(), e);
-        }
-    }
-
-    private static void setContent(MimeMessage msg, String text, String html) throws MessagingException {
-        if (text != null && html != null) {
-            MimeBodyPart plain = new MimeBodyPart();
-            plain.setText(text, "UTF-8");
-            MimeBodyPart rich = new MimeBodyPart();
-            rich.setText(html, "UTF-8", "html");
-            MimeMultipart alternative = new MimeMultipart("alternative");
-            alternative.addBodyPart(plain); // least preferred first (RFC 2046 5.1.4)
-            alternative.addBodyPart(rich);
-            msg.setContent(alternative);
-        } else if (html != null) {
-            msg.setText(html, "UTF-8", "html");
-        } else {
-            msg.setText(text == null ? "" : text, "UTF-8");
         }
     }
 

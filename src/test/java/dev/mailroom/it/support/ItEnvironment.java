@@ -82,6 +82,7 @@ public final class ItEnvironment {
     private final ApiClient api;
     private JmsClient jms;
     private WireMockServer http;
+    private WireMockServer files;
     private AlertReceiver alerts;
     private SmtpTestServer primaryRelay;
     private ArtemisBroker.Pair artemis;
@@ -100,6 +101,17 @@ public final class ItEnvironment {
     public AlertReceiver alerts() {
         return alerts;
     }
+
+    /**
+     * The test's own file server that jobs' attachments by reference are fetched from: its {@link #FILES_PATH} is the
+     * server's one allowed prefix. Null in profile {@code default}.
+     */
+    public WireMockServer files() {
+        return files;
+    }
+
+    /** Where {@link #files()} serves attachments: {@code mailroom.attachments.allowed-prefixes} is this, under it. */
+    public static final String FILES_PATH = "/files/";
 
     /** The API key the http profile's server sends as {@code Authorization: Bearer}. */
     public static final String HTTP_API_KEY = "it-api-key";
@@ -254,6 +266,7 @@ public final class ItEnvironment {
         SmtpTestServer smtp = null;
         SmtpTestServer primaryRelay = null;
         WireMockServer http = null;
+        WireMockServer files = null;
         AlertReceiver alerts = null;
         PostgresServer postgres = null;
         WildFlyServer server = null;
@@ -296,6 +309,11 @@ public final class ItEnvironment {
                 env.put("MAILROOM_BREAKER_WAIT_SPREAD", "5s");
             }
             if (!PROFILE_DEFAULT.equals(profile)) {
+                files = new WireMockServer(WireMockConfiguration.options().bindAddress("127.0.0.1").dynamicPort());
+                files.start();
+                // an IP literal: the prefix names the loopback address, so it may be fetched from
+                env.put("MAILROOM_ATTACHMENTS_ALLOWED_PREFIXES", "http://127.0.0.1:" + files.port() + FILES_PATH);
+                env.put("MAILROOM_ATTACHMENTS_TIMEOUT", "3s");
                 alerts = AlertReceiver.start();
                 env.put("MAILROOM_ALERTS_WEBHOOK_URL", alerts.url());
                 env.put("MAILROOM_ALERTS_GROUP_WAIT", "1s");
@@ -377,6 +395,7 @@ public final class ItEnvironment {
             server.start();
             ItEnvironment environment = new ItEnvironment(profile, workDir, profileDir, smtp, postgres, server);
             environment.http = http;
+            environment.files = files;
             environment.alerts = alerts;
             environment.primaryRelay = primaryRelay;
             environment.artemis = artemis;
@@ -396,6 +415,9 @@ public final class ItEnvironment {
             }
             if (http != null) {
                 http.stop();
+            }
+            if (files != null) {
+                files.stop();
             }
             if (alerts != null) {
                 alerts.close();
@@ -470,6 +492,9 @@ public final class ItEnvironment {
         }
         if (http != null) {
             http.stop();
+        }
+        if (files != null) {
+            files.stop();
         }
     }
 

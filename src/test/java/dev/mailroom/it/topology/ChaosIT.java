@@ -98,13 +98,14 @@ class ChaosIT {
     private static final Instant SUITE_START = Instant.now();
     static PostgresServer postgres;
     static TcpFaultProxy dbProxy;
-    private static SmtpTestServer smtp;
+    static TcpFaultProxy relayProxy;
+    static SmtpTestServer smtp;
     private static ArtemisBroker.Pair artemis;
     private static MailroomNodes nodes;
     static Map<String, WildFlyServer> NODES = Map.of();
     static Map<String, ApiClient> APIS = Map.of();
     static ChaosLedger ledger;
-    private static JmsClient producer;
+    static JmsClient producer;
     private static ProcessCpu cpu;
     private static Path work;
     private static final ExecutorService BACKGROUND = Executors.newCachedThreadPool(r -> {
@@ -141,6 +142,8 @@ class ChaosIT {
                     since(t));
         }, BACKGROUND);
         smtp = SmtpTestServer.start();
+        // the nodes reach the relay through a proxy too, which can hang it (RelayBlackholeScenario)
+        relayProxy = TcpFaultProxy.start("relay", smtp.port());
         postgres = PostgresServer.start(work, false);
         // the nodes reach the database through a proxy that can slow it down (SlowDatabaseScenario); the ledger does not
         dbProxy = TcpFaultProxy.start("postgres", postgres.port());
@@ -162,7 +165,7 @@ class ChaosIT {
                 .env("MAILROOM_DB_DRIVER", "postgresql")
                 .env("MAILROOM_PROVIDER", "smtp")
                 .env("MAILROOM_SMTP_HOST", "127.0.0.1")
-                .env("MAILROOM_SMTP_PORT", Integer.toString(smtp.port()))
+                .env("MAILROOM_SMTP_PORT", Integer.toString(relayProxy.port()))
                 .env("MAILROOM_SMTP_READ_TIMEOUT_MS", Long.toString(ItEnvironment.SMTP_READ_TIMEOUT.toMillis()))
                 // a relay outage closes the breaker again within seconds of the relay's return
                 .env("MAILROOM_BREAKER_DELAY", "3000ms")
@@ -202,6 +205,9 @@ class ChaosIT {
         }
         if (dbProxy != null) {
             dbProxy.close();
+        }
+        if (relayProxy != null) {
+            relayProxy.close();
         }
         if (postgres != null) {
             postgres.close();
@@ -536,7 +542,31 @@ class ChaosIT {
         }
         // likewise a node's transaction manager reaping a transaction that ran past its timeout: a delivery held
         logLines(logs, "ARJUNA012117").forEach(l -> broken.add("a transaction timed out on a node: " + l));
+        // every wait bounded: a consumer stopped under a delivery still running (the resource adapter's teardown gave
+        // up on it, AMQ212002), or a line that stopped its consumers before its deliveries under way had ended
+        logLines(logs, "AMQ212002").forEach(l -> broken.add("a delivery outlived its consumer's teardown: " + l));
+        logLines(logs, "its consumers stop anyway").forEach(l -> broken.add("a delivery outlived the drain: " + l));
         return recovery;
+    }
+
+    /**
+     * An {@link #outage} under {@link #LOAD} new jobs (run prefix {@code run}) in which nothing may be dead-lettered (a
+     * systemic fault pauses, it never gives a job up); with {@code settleUnknown} the jobs it left {@code unknown} are
+     * settled as an operator does before the count. Returns the report line named {@code scenario}.
+     */
+    static ChaosLedger.Line outageWithoutDeadLetters(String run, String scenario, Duration length, Runnable stop,
+            Runnable start, String fault, java.util.concurrent.Callable<Boolean> seen, boolean settleUnknown)
+            throws Exception {
+        String prefix = Jobs.runPrefix(run);
+        List<String> ids = Jobs.ids(prefix, LOAD);
+        List<String> broken = new ArrayList<>();
+        double recovery = outage(prefix, ids, length, stop, start, fault, seen, broken);
+        int dead = ledger.deadLetters(prefix).size();
+        if (dead > 0) {
+            broken.add(dead + " jobs dead-lettered (" + scenario + ")");
+        }
+        int settled = settleUnknown ? settleUnknownAsAnOperator(prefix, ids, broken) : 0;
+        return ledger.count(scenario, prefix, ids, recovery, broken, settled);
     }
 
     /**
@@ -583,7 +613,7 @@ class ChaosIT {
     }
 
     /** Whether a running node reports the smtp provider's breaker open. */
-    private static boolean smtpBreakerOpen() {
+    static boolean smtpBreakerOpen() {
         return NODES.entrySet().stream().filter(e -> e.getValue().isRunning()).anyMatch(e -> {
             for (JsonNode p : APIS.get(e.getKey()).getJson("/api/v1/providers")) {
                 if ("smtp".equals(p.path("name").asText()) && "open".equals(p.path("state").asText())) {
@@ -808,6 +838,20 @@ class ChaosIT {
         assertHeld(SlowDatabaseScenario.run());
     }
 
+    /** The database's connections hung (blackhole) for a minute under load: {@link HungDatabaseScenario}. */
+    @Test
+    @Order(10)
+    void theDatabaseHangingForAMinuteUnderLoad() throws Exception {
+        assertHeld(HungDatabaseScenario.run());
+    }
+
+    /** The relay's connections hung (blackhole) for the relay outage under load: {@link RelayBlackholeScenario}. */
+    @Test
+    @Order(11)
+    void theRelayHangingUnderLoad() throws Exception {
+        assertHeld(RelayBlackholeScenario.run());
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /**
@@ -1023,7 +1067,7 @@ class ChaosIT {
     }
 
     /** Where each node's server.log ends now. */
-    private static Map<String, Long> logOffsets() throws IOException {
+    static Map<String, Long> logOffsets() throws IOException {
         Map<String, Long> m = new LinkedHashMap<>();
         for (Map.Entry<String, WildFlyServer> e : NODES.entrySet()) {
             Path log = e.getValue().serverLog();
@@ -1033,7 +1077,7 @@ class ChaosIT {
     }
 
     /** The lines of either node's server.log written since the offsets that contain the text (at most 5 per node). */
-    private static List<String> logLines(Map<String, Long> offsets, String text) throws IOException {
+    static List<String> logLines(Map<String, Long> offsets, String text) throws IOException {
         List<String> out = new ArrayList<>();
         for (Map.Entry<String, WildFlyServer> e : NODES.entrySet()) {
             Path log = e.getValue().serverLog();

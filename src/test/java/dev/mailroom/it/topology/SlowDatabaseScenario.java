@@ -1,11 +1,8 @@
 package dev.mailroom.it.topology;
 
 import dev.mailroom.it.support.ChaosLedger;
-import dev.mailroom.it.support.Jobs;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -24,18 +21,10 @@ final class SlowDatabaseScenario {
     }
 
     static ChaosLedger.Line run() throws Exception {
-        String prefix = Jobs.runPrefix("chaos-slowdb");
-        List<String> ids = Jobs.ids(prefix, ChaosIT.LOAD);
-        List<String> broken = new ArrayList<>();
-        double recovery = ChaosIT.outage(prefix, ids, ChaosIT.DB_OUTAGE, () -> ChaosIT.dbProxy.latency(LATENCY),
+        return ChaosIT.outageWithoutDeadLetters("chaos-slowdb", "database " + LATENCY.toSeconds() + " s late for "
+                        + ChaosIT.DB_OUTAGE.toSeconds() + " s", ChaosIT.DB_OUTAGE, () -> ChaosIT.dbProxy.latency(LATENCY),
                 () -> ChaosIT.dbProxy.latency(Duration.ZERO), "a health check answering " + LATENCY + " late",
-                SlowDatabaseScenario::healthIsSlow, broken);
-        int dead = ChaosIT.ledger.deadLetters(prefix).size();
-        if (dead > 0) {
-            broken.add(dead + " jobs dead-lettered while the database was slow");
-        }
-        return ChaosIT.ledger.count("database " + LATENCY.toSeconds() + " s late for " + ChaosIT.DB_OUTAGE.toSeconds()
-                + " s", prefix, ids, recovery, broken);
+                SlowDatabaseScenario::healthIsSlow, false);
     }
 
     /** Whether a running node's health check (which reads the database) took the latency or longer. */

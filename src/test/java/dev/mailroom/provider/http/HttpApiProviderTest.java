@@ -119,6 +119,30 @@ class HttpApiProviderTest {
         assertThat(headers.path("X-Campaign").asText()).isEqualTo("spring");
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"generic", "resend"})
+    void everyProfileCarriesTheAttachmentsInItsApisForm(String name) throws Exception {
+        HttpApiProfile profile = "resend".equals(name) ? HttpApiProfile.RESEND : HttpApiProfile.GENERIC;
+        stub(profile.defaultPath(), aResponse().withStatus(200).withBody("{\"id\":\"x-1\"}"));
+        byte[] pdf = {'%', 'P', 'D', 'F', 0, (byte) 0xFF};
+        byte[] ics = "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+        provider(profile).send(mail().withAttachments(List.of(
+                new dev.mailroom.provider.MailAttachment("invoice.pdf", "application/pdf", pdf),
+                new dev.mailroom.provider.MailAttachment("ticket.ics", "text/calendar; method=REQUEST", ics))), checkpoint);
+
+        JsonNode files = JSON.readTree(onlyRequest(profile.defaultPath()).getBodyAsString()).path("attachments");
+        assertThat(files).hasSize(2);
+        // Resend: {filename, content (base64), content_type}; generic: the job contract's inline form
+        String content = "resend".equals(name) ? "content" : "content_base64";
+        assertThat(fieldNames(files.get(0))).containsExactlyInAnyOrder("filename", "content_type", content);
+        assertThat(files.get(0).path("filename").asText()).isEqualTo("invoice.pdf");
+        assertThat(files.get(0).path("content_type").asText()).isEqualTo("application/pdf");
+        assertThat(java.util.Base64.getDecoder().decode(files.get(0).path(content).asText())).isEqualTo(pdf);
+        assertThat(files.get(1).path("content_type").asText()).isEqualTo("text/calendar; method=REQUEST");
+        assertThat(java.util.Base64.getDecoder().decode(files.get(1).path(content).asText())).isEqualTo(ics);
+    }
+
     @Test
     void resendProfilePostsResendsBodyToEmails() throws Exception {
         stub("/emails", aResponse().withStatus(200).withHeader("Content-Type", "application/json")
