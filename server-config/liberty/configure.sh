@@ -25,11 +25,11 @@ cp "$here/server.xml" "$server/server.xml"
 printf '%s\n' '-Xmx512m' >"$server/jvm.options"
 
 # The shared library, and the resource adapter's jars with its descriptor, packed as a .rar
-maven=(mvn -B -q -f "$here/libraries.pom.xml" "$@")
-[ "${MAVEN_OFFLINE:-false}" = true ] && maven+=(-o)
+# from the local repository when it has them (as after the build's own first run), else from Maven Central
+resolve() { mvn -B -q -o -f "$here/libraries.pom.xml" "$@" || mvn -B -q -f "$here/libraries.pom.xml" "$@"; }
 rm -f "$server"/lib/*.jar
-"${maven[@]}" -P shared-library package -Dout="$server/lib"
-"${maven[@]}" -P resource-adapter package -Dout="$work/rar"
+resolve "$@" -P shared-library package -Dout="$server/lib"
+resolve "$@" -P resource-adapter package -Dout="$work/rar"
 rm -rf "$here/target"
 cp -r "$here/artemis-ra/META-INF" "$work/rar/"
 (cd "$work/rar" && jar --create --file "$server/artemis/artemis.rar" .)
