@@ -558,6 +558,27 @@ class SendServiceCdiTest {
     }
 
     @Test
+    void schedulingAJobIsOneCommitWithItsDeliverySoARollbackLeavesNothingAndTheRedeliverySchedulesItOnce()
+            throws Exception {
+        SendService send = boot("smtp", false);
+        Incoming in = delivery(scheduledJob("later-tx", "later-tx", CLOCK.instant().plusSeconds(30), null));
+        // the job's row, its copy and the acknowledgement commit together: the broker failing over takes all back
+        assertThatThrownBy(() -> TestTransactions.delivery(() -> {
+            send.handle(in);
+            throw new BrokerFailover();
+        })).isInstanceOf(BrokerFailover.class);
+        assertThat(jobRows("later-tx")).isEmpty();
+
+        long before = db.transactionsCommitted();
+        handle(send, redelivery(in));
+        assertThat(db.transactionsCommitted() - before).as("no transaction of its own, no provider routed").isEqualTo(1);
+        MailJob j = jobRow("later-tx");
+        assertThat(j.getState()).isEqualTo(JobState.scheduled);
+        assertThat(timeline(j.getId())).containsExactly("received", "scheduled");
+        assertThat(HANDED).isEmpty();
+    }
+
+    @Test
     void aScheduledJobCancelledBeforeItsTimeIsNeverSentAndTheCancellationSaysWhoAndWhy() throws Exception {
         SendService send = boot("smtp", false);
         Incoming in = delivery(scheduledJob("later-2", "later-2", CLOCK.instant().plusSeconds(30), null));
