@@ -355,16 +355,19 @@ public class SendService {
     }
 
     /**
-     * @param providerAnswered false when the provider was never called (an attachment could not be fetched): then the
-     *                         stop-the-line does not hear of it, the failure is the job's, not the provider's
+     * @param providerAnswered false when the provider was never called (an attachment could not be fetched): then
+     *                         neither the provider's attempt count nor the stop-the-line hears of it, the failure is the
+     *                         job's, not the provider's
      */
     private RecoveryAction decideAndCarryOut(Incoming in, Delivery d, ProviderResponse response, Failure failure,
                                              Throwable cause, boolean providerAnswered) {
         MailProvider provider = d.provider();
         Begin.Proceed proceed = d.proceed();
-        metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
         if (providerAnswered) {
+            metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
             stopLine.answered(in.queue(), provider.name(), failure.failureClass(), failure.text());
+        } else {
+            metrics.attachmentFetchFailed(in.queue(), failure.failureClass().wireName());
         }
         RecoveryAction action = executor.asCarriedOut(RecoverabilityPolicy.decide(failure,
                 ledger.historyBefore(proceed.jobId(), proceed.attemptId()), policies.forQueue(in.queue()),

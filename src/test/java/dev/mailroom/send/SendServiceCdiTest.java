@@ -789,6 +789,10 @@ class SendServiceCdiTest {
             assertThat(HANDED).as("the provider was not called").isEmpty();
             assertThat(ANSWERS).as("nor did the stop-the-line hear of it").isEmpty();
             assertThat(COPIES).hasSize(1);
+            MeterRegistry registry = cdi.select(MeterRegistry.class).get();
+            assertThat(registry.find("mailroom.attachment.fetch.failures").tag("class", "transient").counter())
+                    .isNotNull().satisfies(c -> assertThat(c.count()).isEqualTo(1.0));
+            assertThat(registry.find("mailroom.attempts").counters()).as("no provider attempt counted").isEmpty();
 
             // the retry's copy fetches it; the provider fails; the next copy has the file already
             SCRIPT.add(SendServiceCdiTest::tryLater);
