@@ -1,10 +1,12 @@
 // Jobs: find a job the way support asks ("did the password reset reach alice@…?") and read it whole: state,
 // attempts, timeline (delivery events included), each recipient's delivery state or suppression and why.
 // Uses GET /api/v1/jobs (search, keyset-paged by `cursor`) and GET /api/v1/jobs/{message_id}?queue=.
-import {h, render, when, statusBadge, kvTable, table, get, query, filterForm, go, errorBox} from './core.js';
+import {h, render, when, statusBadge, kvTable, table, get, post, query, filterForm, go, errorBox, flash, confirmAction,
+  state} from './core.js';
 
-export const JOB_STATES = ['received', 'sending', 'retry_scheduled', 'sent_to_provider', 'delivered', 'bounced',
-  'complained', 'bounced_permanent', 'dead_lettered', 'discarded', 'duplicate_suppressed', 'suppressed', 'unknown'];
+export const JOB_STATES = ['received', 'scheduled', 'sending', 'retry_scheduled', 'sent_to_provider', 'delivered', 'bounced',
+  'complained', 'bounced_permanent', 'dead_lettered', 'discarded', 'duplicate_suppressed', 'suppressed', 'unknown',
+  'cancelled'];
 export const JOB_FILTERS = [
   ['recipient', 'Recipient (alice@example.com, @example.com, alice* or any part: alice)', 'text'], ['message_id', 'Message id', 'text'],
   ['idempotency_key', 'Idempotency key', 'text'], ['campaign_id', 'Campaign', 'text'], ['tenant', 'Tenant', 'text'],
@@ -46,7 +48,8 @@ export async function jobList(params, seq) {
   }
   const list = query({...filters, cursor: params.cursor}).slice(1);
   const rows = page.items.map((j) => ({j, cells: [
-    jobLink(j.message_id, j.queue, h('code', {}, j.message_id), list), statusBadge(j.state), j.queue,
+    jobLink(j.message_id, j.queue, h('code', {}, j.message_id), list),
+    h('span', {}, statusBadge(j.state), j.state === 'scheduled' ? h('span', {class: 'muted'}, ' until ', when(j.send_at)) : ''), j.queue,
     (j.recipients || []).join(', '), j.tenant, j.campaign_id, when(j.received_at), when(j.updated_at)]}));
   render(seq, title, hint, waiting, form,
     h('p', {testid: 'job-count', 'data-list': list}, `${page.items.length} shown${page.next ? ' (more on the next page)' : ''}${params.cursor ? ', continuing an earlier page' : ''}.`),
@@ -78,6 +81,7 @@ export async function jobPage(messageId, params, seq) {
     h('h1', {}, `Job ${j.message_id} `, statusBadge(j.state, 'job-page-state')),
     h('p', {class: 'lead', testid: 'job-headline'}, j.subject ? `“${j.subject}”` : j.template_id ? `template ${j.template_id}` : '',
       j.queued_at ? h('span', {class: 'muted'}, ' · queued ', when(j.queued_at)) : ''),
+    j.state === 'scheduled' ? scheduledNote(j) : null,
     (j.dead_letters || []).length ? h('p', {}, 'Dead-lettered: ', deadLetterLinks(j.dead_letters)) : null,
     suppressed.length ? h('p', {class: 'error', testid: 'job-suppressed-note'},
       `Not sent to ${suppressed.map((r) => r.address).join(', ')}: suppressed (see why below).`) : null,
@@ -106,9 +110,28 @@ export async function jobPage(messageId, params, seq) {
       ['Provider calls', j.provider_calls], ['Trace id', j.trace_id],
       ['Queued (sent by the producer)', when(j.queued_at), 'job-field-queued'],
       ['Received (taken by Mailroom)', when(j.received_at), 'job-field-received'],
+      ['Send at (send_at: not sent before)', when(j.send_at), 'job-field-send-at'],
       ['Sent', when(j.sent_at)], ['Last change', when(j.updated_at)], ['Expires (validity window)', when(j.expires_at)],
       ['Dead letters of this job', deadLetterLinks(j.dead_letters || []), 'job-field-dead-letters'],
     ], 'job-summary')));
+}
+
+/** A job waiting for its send_at: when it goes, and an operator's cancel (asked in the page, with a reason). */
+function scheduledNote(j) {
+  return h('p', {class: 'lead', testid: 'job-scheduled-note'}, 'Waits on the broker until ', when(j.send_at),
+    ' (send_at); nothing is sent before. ',
+    confirmAction({name: 'job-cancel', label: 'Cancel this send', question: 'Why cancel it? It will never be sent.',
+      confirmLabel: 'Cancel the send', placeholder: 'e.g. the customer cancelled the appointment', buttonClass: 'danger',
+      onConfirm: async (why) => {
+        const seq = state.routeSeq;
+        try {
+          await post('/jobs/' + encodeURIComponent(j.message_id) + '/cancel' + query({queue: j.queue}), {reason: why});
+          flash(`Job ${j.message_id} cancelled: it will not be sent.`);
+        } catch (e) {
+          flash('Cancel refused: ' + e.message, true);
+        }
+        await jobPage(j.message_id, {queue: j.queue}, seq);
+      }}));
 }
 
 /** What the recipients table says for each {@code delivery} the server infers (a recorded state is shown as it is). */
@@ -155,7 +178,7 @@ export async function waitingList(params, seq) {
     m.unreadable ? h('span', {class: 'error'}, m.unreadable) : null]}));
   render(seq, back, title,
     h('p', {class: 'hint'}, 'Jobs on the broker not yet taken, head first, read without taking them off the queue: ',
-      'a paused line keeps them here until it resumes. Copies scheduled for later (retries) are counted, not listed.'),
+      'a paused line keeps them here until it resumes. Copies scheduled for later (retries, jobs waiting for their send_at) are counted, not listed.'),
     h('p', {testid: 'waiting-count'}, `${w.items.length} shown of ${w.depth} on the queue`,
       `${w.scheduled ? `, ${w.scheduled} scheduled for later` : ''}${w.in_flight ? `, ${w.in_flight} being delivered` : ''}`,
       w.paused ? ' — consumers paused' : ''),

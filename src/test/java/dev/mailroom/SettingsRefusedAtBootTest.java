@@ -8,6 +8,7 @@ import dev.mailroom.alert.AlertRouting;
 import dev.mailroom.attachment.AttachmentSettings;
 import dev.mailroom.deadletter.DeadLetterRetention;
 import dev.mailroom.job.JobRetentionPolicy;
+import dev.mailroom.job.SendAtHorizon;
 import dev.mailroom.job.UnsubscribeRequirement;
 import dev.mailroom.job.ValidityWindow;
 import dev.mailroom.platform.settings.CheckedAtBoot;
@@ -70,6 +71,7 @@ class SettingsRefusedAtBootTest {
     static final Consumer<Map<String, String>> REDRIVE = concern(RedriveSettings::read);
     static final Consumer<Map<String, String>> ATTACHMENTS = concern(AttachmentSettings::read);
     static final Consumer<Map<String, String>> UNSUBSCRIBE = concern(r -> UnsubscribeRequirement.read(r, QUEUES));
+    static final Consumer<Map<String, String>> SEND_AT = concern(SendAtHorizon::read);
 
     /** The SMTP keys that have no default in code (they come from microprofile-config.properties). */
     private static final Map<String, String> SMTP_BASE = Map.of("mailroom.smtp.host", "127.0.0.1",
@@ -116,6 +118,9 @@ class SettingsRefusedAtBootTest {
                 // the bulk queue's one-click unsubscribe: a boolean, bare or per queue
                 row(UNSUBSCRIBE, "mailroom.bulk.require-unsubscribe", "yes", "false", "true or false"),
                 row(UNSUBSCRIBE, "mailroom.bulk.require-unsubscribe.mail.send", "on", "true", "true or false"),
+                // how far ahead a send_at may be: a positive duration
+                row(SEND_AT, "mailroom.send-at.horizon", "a month", "P30D", "positive duration"),
+                row(SEND_AT, "mailroom.send-at.horizon", "0s", "12h", "positive duration"),
                 // attachments: the sources a fetch may reach, the sizes, the fetch's bounds
                 row(ATTACHMENTS, "mailroom.attachments.allowed-prefixes", "files.shop.example/mail/",
                         "https://files.shop.example/mail/, http://127.0.0.1:8089/files/", "http:// or https:// URL prefixes"),

@@ -10,6 +10,7 @@ import dev.mailroom.contract.AttachmentRule;
 import dev.mailroom.contract.JobContract;
 import dev.mailroom.contract.RejectReason;
 import dev.mailroom.contract.SchemaVersions;
+import dev.mailroom.contract.SendAtRule;
 import dev.mailroom.contract.UnsubscribeRule;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -157,6 +158,15 @@ public final class MailJobBuilder {
     }
 
     /**
+     * When to send it: the job waits on Mailroom's broker until then ({@code scheduled}; an operator may cancel it),
+     * and goes at once if the time is past. Not after {@link #expiresAt}; at most the server's horizon ahead
+     * ({@code mailroom.send-at.horizon}, {@link #build()} holds it to the default 30 days).
+     */
+    public MailJobBuilder sendAt(Instant sendAt) {
+        return field("send_at", sendAt == null ? null : sendAt.toString());
+    }
+
+    /**
      * One-click unsubscribe (RFC 8058): {@code url} is an https URL that unsubscribes the recipient on a POST;
      * {@code mailto}, an address for the older mailto form, may be null. Required on {@code mail.send.bulk}.
      */
@@ -265,6 +275,11 @@ public final class MailJobBuilder {
         // the server decides by its setting; a job addressed to the bulk queue is held to the default
         if (queue != null && UnsubscribeRule.decide(queue, UnsubscribeRule.requiredByDefault(queue),
                 fields.containsKey("unsubscribe")) instanceof UnsubscribeRule.Refused refused) {
+            throw new InvalidJobException(refused.reason(), List.of(refused.violation()));
+        }
+        // the server decides by its setting and the time the job arrives; the builder holds it to the default now
+        if (fields.get("send_at") instanceof String at && SendAtRule.decide(Instant.parse(at),
+                SendAtRule.DEFAULT_HORIZON, Instant.now()) instanceof SendAtRule.Refused refused) {
             throw new InvalidJobException(refused.reason(), List.of(refused.violation()));
         }
         if (!attachments.isEmpty() && AttachmentRule.decide(attachmentsOf((JobContract.Kept) verdict), attachmentLimit,

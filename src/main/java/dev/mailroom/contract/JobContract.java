@@ -28,6 +28,7 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -56,8 +57,9 @@ import java.util.TreeSet;
  *   <li>{@code unsupported_schema_version}: {@code schema_version} present and not a version this build reads (1 or
  *       2; any other type or number). An <em>absent</em> {@code schema_version} is a {@code schema_violation} (it is
  *       a required property), reported together with any other violation.</li>
- *   <li>{@code schema_violation}: what the schema rejects, plus an {@code expires_at} that {@link OffsetDateTime}
- *       cannot parse, plus a {@code headers} entry that names a header Mailroom owns ({@link #isOwnedHeader}), plus
+ *   <li>{@code schema_violation}: what the schema rejects, plus an {@code expires_at} or {@code send_at} that
+ *       {@link OffsetDateTime} cannot parse, plus a {@code send_at} after {@code expires_at} (it would expire before
+ *       its time), plus a {@code headers} entry that names a header Mailroom owns ({@link #isOwnedHeader}), plus
  *       a field newer than the job's declared {@code schema_version} ({@link SchemaVersions#tooNew}). Every
  *       violation is {@code <json-pointer>: <what is wrong>}, sorted, so equal input gives equal violations.</li>
  * </ol>
@@ -209,15 +211,11 @@ public final class JobContract {
                 violations.add(ParseMessages.abbreviate(entry, MAX_ENTRY_CHARS));
             }
         }
-        JsonNode expires = root.get("expires_at");
-        if (expires != null && expires.isTextual()) {
-            // an Instant is what the server holds: what OffsetDateTime cannot read is a violation, whatever the
-            // schema's format check says
-            try {
-                OffsetDateTime.parse(expires.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME);
-            } catch (DateTimeException e) {
-                violations.add("/expires_at: " + ParseMessages.NOT_A_DATE_TIME);
-            }
+        Instant expiresAt = instant(root, "expires_at", violations);
+        Instant sendAt = instant(root, "send_at", violations);
+        if (sendAt != null && expiresAt != null && sendAt.isAfter(expiresAt)) {
+            violations.add("/send_at: is after expires_at (" + expiresAt + "): the job would expire before its send"
+                    + " time; move send_at before expires_at or expires_at after it");
         }
         JsonNode attachments = root.get("attachments");
         if (attachments != null && attachments.isArray()) {
@@ -240,6 +238,24 @@ public final class JobContract {
             });
         }
         return violations;
+    }
+
+    /**
+     * The date-time at {@code field} as an instant, or null when absent or not text (the schema reports that) or
+     * unreadable: an Instant is what the server holds, so what {@link OffsetDateTime} cannot read is a violation,
+     * whatever the schema's format check says.
+     */
+    private static Instant instant(JsonNode root, String field, Set<String> violations) {
+        JsonNode value = root.get(field);
+        if (value == null || !value.isTextual()) {
+            return null;
+        }
+        try {
+            return OffsetDateTime.parse(value.textValue(), DateTimeFormatter.ISO_OFFSET_DATE_TIME).toInstant();
+        } catch (DateTimeException e) {
+            violations.add("/" + field + ": " + ParseMessages.NOT_A_DATE_TIME);
+            return null;
+        }
     }
 
     /**

@@ -66,7 +66,8 @@ final class ParseMessages {
         if (fragment.equals("/$defs/address/pattern")) {
             return displayPath(path) + ": is not an address (local@domain, without a display name or mailto:)";
         }
-        if ("format".equals(type) && fragment.equals("/properties/expires_at/format")) {
+        if ("format".equals(type) && (fragment.equals("/properties/expires_at/format")
+                || fragment.equals("/properties/send_at/format"))) {
             return displayPath(path) + ": " + NOT_A_DATE_TIME;
         }
         if ("required".equals(type) && m.getProperty() != null) {

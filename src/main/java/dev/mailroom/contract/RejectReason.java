@@ -21,6 +21,8 @@ public enum RejectReason {
     missing_template_variable,
     /** A job on a queue that requires a one-click unsubscribe ({@code mailroom.bulk.require-unsubscribe}) has none. */
     missing_unsubscribe,
+    /** {@code send_at} is further ahead than the server's horizon ({@code mailroom.send-at.horizon}, default P30D). */
+    send_at_beyond_horizon,
     /** An attachment, or all of a job's attachments together, over the server's size limits; nothing was fetched. */
     attachment_too_large,
     /** An attachment's URL is under none of the server's allowed prefixes; nothing was fetched. */

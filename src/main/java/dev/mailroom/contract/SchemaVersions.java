@@ -28,6 +28,7 @@ public final class SchemaVersions {
     private static Map<String, Integer> addedIn() {
         Map<String, Integer> m = new LinkedHashMap<>();
         m.put("attachments", 2);
+        m.put("send_at", 2);
         return java.util.Collections.unmodifiableMap(m);
     }
 

@@ -64,6 +64,13 @@ public sealed interface Begin {
      */
     record PutBack(long jobId, java.time.Duration delay) implements Begin { }
 
+    /**
+     * Its {@code send_at} is ahead: recorded {@code scheduled}, before any claim or attempt; the caller puts a copy on
+     * the broker due after {@code delay} (zero when the time came while it was decided) and records it with
+     * {@link JobLedger#scheduled}.
+     */
+    record Scheduled(long jobId, java.time.Instant sendAt, java.time.Duration delay) implements Begin { }
+
     /** The last attempt passed its point of no return and its worker died; the provider cannot dedupe. */
     record Ambiguous(long jobId) implements Begin { }
 }

@@ -13,6 +13,7 @@ import dev.mailroom.recoverability.SuppressionPolicy;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,7 +50,24 @@ final class JobAdmission {
         return begun;
     }
 
-    /** Decides the admission and records it; its timeline entries go to {@code entries}, for {@link #admit} to write. */
+    /**
+     * The body of {@link JobLedger#schedule}: a job whose {@code send_at} is ahead, received (or locked) and decided by
+     * the same policy as {@link #admit}, without a provider: it is scheduled, or ends as a duplicate, already finished
+     * or expired. Nothing is claimed and no attempt started; if its time came while this was decided, it is scheduled
+     * due now (its copy takes the ordinary path).
+     */
+    Begin schedule(Incoming in, SendJob job) {
+        List<JobEvent> entries = new ArrayList<>();
+        Begin begun = decideAdmission(in, job, null, true, false, entries);
+        timeline.events(entries);
+        em.flush();
+        return begun;
+    }
+
+    /**
+     * Decides the admission and records it; its timeline entries go to {@code entries}, for {@link #admit} to write.
+     * Without a {@code provider} (a job waiting for its send time) an admitted job is scheduled due now, not started.
+     */
     private Begin decideAdmission(Incoming in, SendJob job, ProviderTraits provider, boolean permitGranted,
                                   boolean irrevocableFromTheStart, List<JobEvent> entries) {
         Instant now = clock.instant();
@@ -60,7 +78,7 @@ final class JobAdmission {
                 j.getJmsMessageId() == null || j.getJmsMessageId().equals(in.jmsMessageId()),
                 open == null ? null : new AdmissionFacts.Interrupted(open.getAttemptNumber(),
                         open.getIrrevocableAt() != null, traitsOf(open.getProvider(), provider)),
-                j.getExpiresAt(), now, permitGranted);
+                j.getExpiresAt(), now, permitGranted, j.getSendAt());
         Admission admission = AdmissionPolicy.decide(facts);
 
         if (admission instanceof Admission.AlreadyFinished) {
@@ -87,10 +105,23 @@ final class JobAdmission {
             note(entries, j, "discarded", admission.describe(), now);
             return new Begin.Expired(j.getId());
         }
+        if (admission instanceof Admission.Scheduled || provider == null) {
+            return scheduled(j, now, entries);
+        }
         if (admission instanceof Admission.PutBack putBack) {
             return new Begin.PutBack(j.getId(), putBack.delay());
         }
         return claimAndStart(in, job, received, provider, irrevocableFromTheStart, now, entries);
+    }
+
+    /** The job waits for its {@code send_at} on the broker (due at once if that has come): recorded {@code scheduled}. */
+    private static Begin scheduled(MailJob j, Instant now, List<JobEvent> entries) {
+        Duration delay = j.getSendAt() == null || !j.getSendAt().isAfter(now) ? Duration.ZERO
+                : Duration.between(now, j.getSendAt());
+        j.moveTo(JobState.scheduled, now);
+        note(entries, j, "scheduled", "waits on the broker until its send time " + j.getSendAt()
+                + (delay.isZero() ? " (due now)" : ""), now);
+        return new Begin.Scheduled(j.getId(), j.getSendAt(), delay);
     }
 
     /** The job's attempt that a worker left unfinished, locked; none if every attempt finished. */
@@ -141,10 +172,12 @@ final class JobAdmission {
 
     /**
      * The provider of an interrupted attempt, as far as the ledger can tell: the current provider's traits
-     * if it is the same one, else one that is assumed unable to drop a duplicate (the safe side).
+     * if it is the same one, else (or with none chosen yet) one that is assumed unable to drop a duplicate (the safe
+     * side).
      */
     private static ProviderTraits traitsOf(String attemptProvider, ProviderTraits current) {
-        return current.name().equals(attemptProvider) ? current : new ProviderTraits(attemptProvider, false);
+        return current != null && current.name().equals(attemptProvider) ? current
+                : new ProviderTraits(attemptProvider, false);
     }
 
     /** Records how an attempt whose worker died ended: it never reached the provider, or it may have. */
@@ -191,8 +224,8 @@ final class JobAdmission {
         int inserted = em.createNativeQuery("""
                 insert into mail_job (queue, message_id, idempotency_key, tenant, campaign_id, category, state,
                                       attempt_count, trace_id, expires_at, received_at, updated_at, subject,
-                                      template_id, queued_at)
-                values (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?9, ?10, ?10, ?11, ?12, ?13)
+                                      template_id, queued_at, send_at)
+                values (?1, ?2, ?3, ?4, ?5, ?6, ?7, 0, ?8, ?9, ?10, ?10, ?11, ?12, ?13, ?14)
                 on conflict do nothing""")
                 .setParameter(1, in.queue())
                 .setParameter(2, job.messageId())
@@ -207,6 +240,7 @@ final class JobAdmission {
                 .setParameter(11, MailJob.subject(job.subject()))
                 .setParameter(12, job.templateId())
                 .setParameter(13, utc(in.brokerTimestamp()))
+                .setParameter(14, utc(job.sendAt()))
                 .executeUpdate();
         MailJob j = em.createQuery("select j from MailJob j where j.queue = :q and j.messageId = :m", MailJob.class)
                 .setParameter("q", in.queue())

@@ -25,6 +25,8 @@ public class JobComponents implements CheckedAtBoot {
     Instance<UnsubscribeRequirement> unsubscribe;
     @Inject
     Instance<JobRetentionPolicy.Settings> retention;
+    @Inject
+    Instance<SendAtHorizon> sendAtHorizon;
 
     @Override
     public void checkSettings() {
@@ -32,6 +34,13 @@ public class JobComponents implements CheckedAtBoot {
         renderer.get();
         unsubscribe.get().required(dev.mailroom.contract.UnsubscribeRule.BULK_QUEUE);
         retention.get().interval();
+        sendAtHorizon.get().horizon();
+    }
+
+    @Produces
+    @Singleton
+    SendAtHorizon sendAtHorizon(Config config) {
+        return SendAtHorizon.read(new SettingsReader(key -> config.getOptionalValue(key, String.class)));
     }
 
     @Produces

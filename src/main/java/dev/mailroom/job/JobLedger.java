@@ -20,7 +20,8 @@ import java.util.List;
  * The send path's record of jobs, claims, attempts and the timeline: the entries other packages call, each with
  * its transaction attribute, over the parts that do the work in the caller's transaction (the admission with its
  * claim and suppression step, {@link JobAdmission}; attempts, {@link AttemptRecords}; the timeline,
- * {@link JobTimeline}; operators' decisions on unknown sends, {@link UnknownJobs}). The parts are plain objects,
+ * {@link JobTimeline}; operators' decisions on unknown sends, {@link UnknownJobs}; jobs waiting for their send time,
+ * {@link ScheduledJobs}). The parts are plain objects,
  * not beans: a call into one runs in whatever transaction the entry has, as a call within this bean would.
  *
  * <p>Four of its steps commit on their own ({@code REQUIRES_NEW}), because a provider call cannot be
@@ -68,6 +69,10 @@ public class JobLedger {
         return new UnknownJobs(em, clock);
     }
 
+    private ScheduledJobs scheduledJobs() {
+        return new ScheduledJobs(em, clock);
+    }
+
     /**
      * Gathers the facts about this delivery with the job's row locked, lets {@link AdmissionPolicy}
      * decide, and records what it decided. Only {@link Begin.Proceed} leads to a provider call.
@@ -103,6 +108,32 @@ public class JobLedger {
     public Begin beginInTheDelivery(Incoming in, SendJob job, ProviderTraits provider, boolean permitGranted,
                                     boolean irrevocableFromTheStart) {
         return admission().admit(in, job, provider, permitGranted, irrevocableFromTheStart);
+    }
+
+    /**
+     * A job whose {@code send_at} is ahead, in the delivery's transaction: received (or locked) and decided by
+     * {@link AdmissionPolicy} like {@link #begin}, but never claimed or started: {@link Begin.Scheduled} (the caller
+     * puts its copy on the broker and records it with {@link #scheduled}), or a duplicate, finished or expired one.
+     * The job's row, the copy and the acknowledgement commit together.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public Begin schedule(Incoming in, SendJob job) {
+        return admission().schedule(in, job);
+    }
+
+    /** The scheduled job's copy, JMS message {@code copyJmsMessageId}, waits on the broker and owns the job. */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public void scheduled(long jobId, String copyJmsMessageId) {
+        scheduledJobs().copyScheduled(jobId, copyJmsMessageId);
+    }
+
+    /**
+     * An operator cancels the {@code scheduled} job {@code jobId} before its send time: it ends {@code cancelled},
+     * recorded with who and why, and its copy is ignored when it arrives.
+     */
+    @Transactional(Transactional.TxType.MANDATORY)
+    public MailJob cancel(long jobId, String actor, String why) {
+        return scheduledJobs().cancel(jobId, actor, why);
     }
 
     /**

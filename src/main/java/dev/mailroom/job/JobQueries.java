@@ -23,12 +23,13 @@ public class JobQueries {
      *                     field), null for a template job or one received before it was kept
      * @param templateId   the template it was rendered from, null for rendered content
      * @param queuedAt     when the producer sent it (the JMS timestamp), beside {@code receivedAt}: when Mailroom took it
+     * @param sendAt       its {@code send_at}: not sent before it (state {@code scheduled} until then); null for none
      */
     public record JobView(long id, String messageId, String queue, String idempotencyKey, String tenant, String campaignId,
                           String category, JobState state, String provider, String providerMessageId,
                           int attemptCount, int retriesUsed, int providerCalls, String traceId, String subject,
                           String templateId, Instant queuedAt, Instant expiresAt, Instant receivedAt,
-                          Instant updatedAt, Instant sentAt, List<AttemptView> attempts,
+                          Instant updatedAt, Instant sentAt, Instant sendAt, List<AttemptView> attempts,
                           List<EventView> timeline, List<RecipientView> recipients) { }
 
     /**
@@ -114,7 +115,7 @@ public class JobQueries {
                 (int) attempts.stream().filter(AttemptView::consumedAttempt).count(),
                 (int) attempts.stream().filter(AttemptView::usedRetry).count(), attempts.size(), j.getTraceId(),
                 reveal ? j.getSubject() : redaction.member("subject", j.getSubject()), j.getTemplateId(),
-                j.getQueuedAt(), j.getExpiresAt(), j.getReceivedAt(), j.getUpdatedAt(), j.getSentAt(), attempts,
+                j.getQueuedAt(), j.getExpiresAt(), j.getReceivedAt(), j.getUpdatedAt(), j.getSentAt(), j.getSendAt(), attempts,
                 timeline, recipients);
     }
 }

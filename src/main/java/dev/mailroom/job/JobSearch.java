@@ -82,9 +82,12 @@ public class JobSearch {
     /** A statement and its positional parameters (1-based in order). */
     public record Sql(String text, List<Object> parameters) { }
 
-    /** One found job: what a list row shows. Recipients normalised, to then cc then bcc. */
+    /**
+     * One found job: what a list row shows. Recipients normalised, to then cc then bcc; {@code sendAt} its
+     * {@code send_at}, null for none.
+     */
     public record Row(long id, String queue, String messageId, JobState state, String tenant, String campaignId,
-                      Instant receivedAt, Instant updatedAt, List<String> recipients) { }
+                      Instant receivedAt, Instant updatedAt, List<String> recipients, Instant sendAt) { }
 
     /** A page, newest first; {@code next} is the cursor of the following page, null on the last one. */
     public record Page(List<Row> items, int limit, String next) { }
@@ -122,7 +125,7 @@ public class JobSearch {
         }
         p.add(fetch);
         return new Sql("select j.id, j.queue, j.message_id, j.state, j.tenant, j.campaign_id, j.received_at, "
-                + "j.updated_at" + from + where + " order by " + key + " desc limit ?", p);
+                + "j.updated_at, j.send_at" + from + where + " order by " + key + " desc limit ?", p);
     }
 
     /**
@@ -196,7 +199,7 @@ public class JobSearch {
         List<Row> rows = page.stream().map(r -> {
             long id = ((Number) r[0]).longValue();
             return new Row(id, (String) r[1], (String) r[2], JobState.valueOf((String) r[3]), (String) r[4],
-                    (String) r[5], instant(r[6]), instant(r[7]), recipients.getOrDefault(id, List.of()));
+                    (String) r[5], instant(r[6]), instant(r[7]), recipients.getOrDefault(id, List.of()), instant(r[8]));
         }).toList();
         String next = more && !rows.isEmpty() ? Long.toString(rows.get(rows.size() - 1).id()) : null;
         return new Page(rows, n, next);

@@ -1,12 +1,15 @@
 package dev.mailroom.job;
 
 /**
- * Where a job stands. {@code received → sending → sent_to_provider} is the send path; the others are
+ * Where a job stands. {@code received → sending → sent_to_provider} is the send path ({@code scheduled} before it
+ * while a job waits for its {@code send_at}); the others are
  * terminal states: every job ends in exactly one an operator can see (some are reached only by later
  * capabilities: webhooks, redrive).
  */
 public enum JobState {
     received,
+    /** Its {@code send_at} is ahead: a copy of it waits on the broker until then (a scheduled message). */
+    scheduled,
     sending,
     /** A failed attempt is followed by a scheduled copy of the job on the broker. */
     retry_scheduled,
@@ -21,10 +24,12 @@ public enum JobState {
     /** Every recipient is on the tenant's suppression list: not sent, no provider call (docs/delivery-events.md). */
     suppressed,
     /** Sent or not, nobody can tell: the call passed its point of no return and the worker died. */
-    unknown;
+    unknown,
+    /** An operator cancelled it while it was {@code scheduled}: never sent; its copy on the broker is ignored. */
+    cancelled;
 
     /** Whether the send path is over for a job in this state: a redelivery must not send it again. */
     public boolean finished() {
-        return this != received && this != sending && this != retry_scheduled;
+        return this != received && this != scheduled && this != sending && this != retry_scheduled;
     }
 }

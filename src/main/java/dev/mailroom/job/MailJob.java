@@ -54,6 +54,9 @@ public class MailJob {
     /** When the producer sent it (the JMS timestamp of the first delivery), null when the broker did not say. */
     @Column(name = "queued_at")
     private Instant queuedAt;
+    /** The job's {@code send_at}: not sent before it; null for a job that goes at once. */
+    @Column(name = "send_at")
+    private Instant sendAt;
 
     protected MailJob() {
     }
@@ -79,6 +82,7 @@ public class MailJob {
     public String getSubject() { return subject; }
     public String getTemplateId() { return templateId; }
     public Instant getQueuedAt() { return queuedAt; }
+    public Instant getSendAt() { return sendAt; }
 
     /** The largest subject kept ({@code mail_job.subject}); the job schema allows 998 characters. */
     static final int MAX_SUBJECT = 1000;

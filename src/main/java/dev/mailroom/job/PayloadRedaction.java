@@ -25,8 +25,8 @@ public record PayloadRedaction(Set<String> fields) {
 
     /** What stands in for a redacted value. */
     public static final String MASK = "[redacted]";
-    /** The default of {@code mailroom.redact.fields}: template variables, the bodies and the metadata values. */
-    public static final String DEFAULT_FIELDS = "variables,text,html,metadata";
+    /** The default of {@code mailroom.redact.fields}: template variables, the bodies, the metadata values and inline attachments. */
+    public static final String DEFAULT_FIELDS = "variables,text,html,metadata,content_base64";
 
     private static final ObjectMapper PRETTY = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 

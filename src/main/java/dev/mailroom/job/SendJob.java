@@ -40,7 +40,8 @@ public record SendJob(
         Instant expiresAt,
         Priority priority,
         Unsubscribe unsubscribe,
-        List<Attachment> attachments) {
+        List<Attachment> attachments,
+        Instant sendAt) {
 
     public enum Priority { low, normal, high }
 
@@ -69,6 +70,17 @@ public record SendJob(
         return value;
     }
 
+    /** A job without a send time: it goes now. */
+    public SendJob(int schemaVersion, String messageId, String idempotencyKey, String tenant, String campaignId,
+                   String category, String from, List<String> to, List<String> cc, List<String> bcc, String replyTo,
+                   String subject, String text, String html, String templateId, Map<String, Object> variables,
+                   Map<String, String> headers, Map<String, String> metadata, Instant expiresAt, Priority priority,
+                   Unsubscribe unsubscribe, List<Attachment> attachments) {
+        this(schemaVersion, messageId, idempotencyKey, tenant, campaignId, category, from, to, cc, bcc, replyTo, subject,
+                text, html, templateId, variables, headers, metadata, expiresAt, priority, unsubscribe, attachments, null);
+    }
+
+    @com.fasterxml.jackson.annotation.JsonCreator
     public SendJob {
         to = to == null ? List.of() : List.copyOf(to);
         cc = cc == null ? List.of() : List.copyOf(cc);
@@ -106,6 +118,6 @@ public record SendJob(
         }
         return new SendJob(schemaVersion, messageId, idempotencyKey, tenant, campaignId, category, from, kept.get(0),
                 kept.get(1), kept.get(2), replyTo, subject, text, html, templateId, variables, headers, metadata,
-                expiresAt, priority, unsubscribe, attachments);
+                expiresAt, priority, unsubscribe, attachments, sendAt);
     }
 }

@@ -12,7 +12,7 @@ import java.util.function.Function;
 /**
  * When a job stops being worth sending: its own {@code expires_at}, or else the time-to-live of its
  * {@code category} (a password reset is useful for minutes, an invoice for days), or else the default
- * time-to-live. Nothing is sent, and no retry is scheduled, past it.
+ * time-to-live, counted from receipt or from a later {@code send_at}. Nothing is sent, and no retry is scheduled, past it.
  *
  * <p>Configuration: {@code mailroom.validity.ttl.<category>} and {@code mailroom.validity.default-ttl},
  * durations ({@code 15m}, {@code 3d}, ISO-8601 {@code PT15M}); a default of {@code none} means "no window". Each key is
@@ -40,7 +40,11 @@ public final class ValidityWindow {
         }
     }
 
-    /** The instant the job expires, or null when it has no window at all. */
+    /**
+     * The instant the job expires, or null when it has no window at all. A time-to-live counts from the job's
+     * {@code send_at} when that is later than its receipt: it says how long a mail stays worth sending once it is
+     * meant to go, so a reminder scheduled a week ahead is not expired by a three-day default before its time.
+     */
     public Instant expiresAt(SendJob job, Instant receivedAt) {
         if (job.expiresAt() != null) {
             return job.expiresAt();
@@ -52,7 +56,8 @@ public final class ValidityWindow {
         if (ttl.isEmpty()) {
             ttl = duration(DEFAULT_TTL);
         }
-        return ttl.map(receivedAt::plus).orElse(null);
+        Instant from = job.sendAt() != null && job.sendAt().isAfter(receivedAt) ? job.sendAt() : receivedAt;
+        return ttl.map(from::plus).orElse(null);
     }
 
     /**

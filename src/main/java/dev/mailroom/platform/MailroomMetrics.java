@@ -46,6 +46,14 @@ public class MailroomMetrics {
     }
 
     /**
+     * Counts an attachment that could not be fetched ({@code mailroom_attachment_fetch_failures_total}, by the failure
+     * class it was given) right away: no provider was called, so it is no provider attempt.
+     */
+    public void attachmentFetchFailed(String queue, String failureClass) {
+        counter("mailroom.attachment.fetch.failures", "queue", queue, "class", failureClass).increment();
+    }
+
+    /**
      * Counts a recipient the suppression list withheld from a send ({@code mailroom_suppression_withheld_total},
      * by the entry's reason) right away: the ledger committed it on its own before the provider call.
      */

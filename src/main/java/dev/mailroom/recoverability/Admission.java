@@ -55,11 +55,32 @@ public sealed interface Admission {
         }
     }
 
-    /** Past its validity window: discarded with a record, never sent late. */
-    record Expired(Instant expiresAt) implements Admission {
+    /**
+     * Past its validity window, or its window ends before its send time ({@code sendAt}, null when that is not why):
+     * discarded with a record, never sent late.
+     */
+    record Expired(Instant expiresAt, Instant sendAt) implements Admission {
+        public Expired(Instant expiresAt) {
+            this(expiresAt, null);
+        }
+
         @Override
         public String describe() {
-            return "expired: validity window ended at " + expiresAt + "; never sent late";
+            return sendAt == null ? "expired: validity window ended at " + expiresAt + "; never sent late"
+                    : "expired: validity window ends at " + expiresAt + ", before its send time " + sendAt
+                    + "; never sent late";
+        }
+    }
+
+    /** Its send time is ahead: it waits on the broker until {@code sendAt}, before any claim or attempt. */
+    record Scheduled(Instant sendAt) implements Admission {
+        public Scheduled {
+            Objects.requireNonNull(sendAt, "sendAt");
+        }
+
+        @Override
+        public String describe() {
+            return "scheduled: waits on the broker until its send time " + sendAt;
         }
     }
 

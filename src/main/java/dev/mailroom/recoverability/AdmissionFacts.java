@@ -19,6 +19,7 @@ import java.util.Objects;
  * @param expiresAt        the end of the job's validity window, or null for none
  * @param now              the time of the decision
  * @param permitGranted    whether the provider's rate limiter granted a permit within the pacing bound
+ * @param sendAt           the job's {@code send_at}: not sent before it; null for none
  */
 public record AdmissionFacts(
         Rejection rejection,
@@ -28,7 +29,8 @@ public record AdmissionFacts(
         Interrupted interrupted,
         Instant expiresAt,
         Instant now,
-        boolean permitGranted) {
+        boolean permitGranted,
+        Instant sendAt) {
 
     /**
      * Why the job can never be sent as it is.
@@ -55,6 +57,12 @@ public record AdmissionFacts(
         }
     }
 
+    /** The facts of a job without a send time. */
+    public AdmissionFacts(Rejection rejection, String state, boolean finished, boolean ownedByDelivery,
+                          Interrupted interrupted, Instant expiresAt, Instant now, boolean permitGranted) {
+        this(rejection, state, finished, ownedByDelivery, interrupted, expiresAt, now, permitGranted, null);
+    }
+
     public AdmissionFacts {
         if (rejection == null) {
             Objects.requireNonNull(state, "state");
@@ -64,6 +72,6 @@ public record AdmissionFacts(
 
     /** A delivery whose job cannot be read or rendered: nothing else is known. */
     public static AdmissionFacts rejected(String reason, String detail) {
-        return new AdmissionFacts(new Rejection(reason, detail), null, false, false, null, null, null, false);
+        return new AdmissionFacts(new Rejection(reason, detail), null, false, false, null, null, null, false, null);
     }
 }

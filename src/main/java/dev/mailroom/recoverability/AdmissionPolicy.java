@@ -21,6 +21,8 @@ import java.util.Set;
  *       duplicate ({@link ProviderTraits#mayResendAmbiguous()}, the same rule as the call-time path):
  *       {@code Unknown}; a deduping provider, or an attempt that never passed the point, goes on</li>
  *   <li>its validity window is over ({@link ValidityCheck}): {@code Expired}</li>
+ *   <li>its send time is ahead ({@code send_at}): {@code Expired} when its window ends before then (it could never
+ *       go), else {@code Scheduled(sendAt)}: it waits on the broker, before the key is claimed</li>
  *   <li>no rate-limit permit within the pacing bound: {@code PutBack(}{@value #PUT_BACK_SECONDS}{@code  s)},
  *       before the key is claimed</li>
  *   <li>otherwise {@code Proceed}: claim the key ({@link #claim}), start an attempt</li>
@@ -38,11 +40,11 @@ public final class AdmissionPolicy {
     public static final Duration RATE_LIMIT_PUT_BACK = Duration.ofSeconds(PUT_BACK_SECONDS);
 
     /** States in which the holder's send is still going on. */
-    static final Set<String> IN_FLIGHT = Set.of("received", "sending", "retry_scheduled");
+    static final Set<String> IN_FLIGHT = Set.of("received", "scheduled", "sending", "retry_scheduled");
     /** States in which a provider took the mail. */
     static final Set<String> SENT = Set.of("sent_to_provider", "delivered", "bounced", "complained");
     /** States in which the holder ended without any provider taking the mail. */
-    static final Set<String> ENDED_UNSENT = Set.of("discarded", "dead_lettered", "suppressed");
+    static final Set<String> ENDED_UNSENT = Set.of("discarded", "dead_lettered", "suppressed", "cancelled");
 
     private AdmissionPolicy() {
     }
@@ -64,6 +66,12 @@ public final class AdmissionPolicy {
         }
         if (ValidityCheck.expired(f.expiresAt(), f.now())) {
             return new Admission.Expired(f.expiresAt());
+        }
+        if (f.sendAt() != null && f.sendAt().isAfter(f.now())) {
+            if (ValidityCheck.expired(f.expiresAt(), f.sendAt())) {
+                return new Admission.Expired(f.expiresAt(), f.sendAt());
+            }
+            return new Admission.Scheduled(f.sendAt());
         }
         if (!f.permitGranted()) {
             return new Admission.PutBack(RATE_LIMIT_PUT_BACK);

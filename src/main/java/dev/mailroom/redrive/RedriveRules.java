@@ -249,8 +249,10 @@ public final class RedriveRules {
             case discarded -> RedriveEntry.Outcome.discarded_expired.name();
             case unknown -> Outcomes.UNKNOWN;
             case suppressed -> Outcomes.SUPPRESSED;
+            // the replay waited for its send_at and an operator cancelled it there: not sent, by a person's choice
+            case cancelled -> RedriveEntry.Outcome.discarded.name();
             // dead_lettered without a next lap yet: the recorder's transaction is on its way
-            case received, sending, retry_scheduled, dead_lettered -> RedriveEntry.Outcome.published.name();
+            case received, scheduled, sending, retry_scheduled, dead_lettered -> RedriveEntry.Outcome.published.name();
         };
     }
 

@@ -94,6 +94,8 @@ public class SendService {
     Event<SendOutcomeUnknown> unknownSends;
     @Inject
     StopLine stopLine;
+    @Inject
+    ScheduledSends scheduled;
 
     public void handle(Incoming in) {
         Optional<Prepared> prepared = prepare(in);
@@ -101,6 +103,9 @@ public class SendService {
             return;
         }
         SendJob job = prepared.get().job();
+        if (scheduled.waits(in, job)) {
+            return;
+        }
         ProviderBreakers.Routed routed = breakers.route(in.queue(), in.refusedBy());
         if (routed instanceof ProviderBreakers.Waiting waiting) {
             // no provider of the chain may be called: the job waits on the broker, no retry used
@@ -172,6 +177,11 @@ public class SendService {
             poison(in, new ParseResult.Rejected(refused.reason(), refused.violation(), job.messageId()));
             return Optional.empty();
         }
+        Optional<ParseResult.Rejected> sendTime = scheduled.refusal(job);
+        if (sendTime.isPresent()) {
+            poison(in, sendTime.get());
+            return Optional.empty();
+        }
         try {
             return Optional.of(new Prepared(job, renderer.render(job)));
         } catch (TemplateException e) {
@@ -194,6 +204,11 @@ public class SendService {
             String copy = executor.scheduleCopy(in, putBack.delay(), 0);
             ledger.deferred(in.queue(), job.messageId(), copy, "provider rate limit ("
                     + String.format("%.1f", rateLimiter.rate()) + "/s): put back for " + putBack.delay());
+            return Optional.empty();
+        }
+        if (begin instanceof Begin.Scheduled ahead) {
+            // its send time is ahead after all (the copy came early by the clock that decided)
+            scheduled.carryOut(in, ahead);
             return Optional.empty();
         }
         if (begin instanceof Begin.Ambiguous) {
@@ -340,16 +355,19 @@ public class SendService {
     }
 
     /**
-     * @param providerAnswered false when the provider was never called (an attachment could not be fetched): then the
-     *                         stop-the-line does not hear of it, the failure is the job's, not the provider's
+     * @param providerAnswered false when the provider was never called (an attachment could not be fetched): then
+     *                         neither the provider's attempt count nor the stop-the-line hears of it, the failure is the
+     *                         job's, not the provider's
      */
     private RecoveryAction decideAndCarryOut(Incoming in, Delivery d, ProviderResponse response, Failure failure,
                                              Throwable cause, boolean providerAnswered) {
         MailProvider provider = d.provider();
         Begin.Proceed proceed = d.proceed();
-        metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
         if (providerAnswered) {
+            metrics.attempt(in.queue(), provider.name(), failure.failureClass().wireName());
             stopLine.answered(in.queue(), provider.name(), failure.failureClass(), failure.text());
+        } else {
+            metrics.attachmentFetchFailed(in.queue(), failure.failureClass().wireName());
         }
         RecoveryAction action = executor.asCarriedOut(RecoverabilityPolicy.decide(failure,
                 ledger.historyBefore(proceed.jobId(), proceed.attemptId()), policies.forQueue(in.queue()),

@@ -6,14 +6,12 @@ import dev.mailroom.job.JmsMessages;
 import dev.mailroom.job.JobLedger;
 import dev.mailroom.job.MailJob;
 import dev.mailroom.platform.Destinations;
-import dev.mailroom.platform.Refused;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.transaction.Transactional;
-import java.util.List;
 
 /**
  * An operator's answer to a job whose send is {@code unknown} (it may have reached a provider that cannot
@@ -34,41 +32,18 @@ public class UnknownSends {
 
     @Transactional
     public void markSent(String messageId, String queue, String actor, String reason) {
-        ledger.markSent(job(messageId, queue).getId(), actor, requireReason(reason));
+        ledger.markSent(OperatorRequests.job(ledger, messageId, queue).getId(), actor, OperatorRequests.reason(reason));
     }
 
     /** @return the JMS message id of the copy that was sent */
     @Transactional
     public String sendAgain(String messageId, String queue, String actor, String reason) {
-        String why = requireReason(reason);
-        MailJob job = job(messageId, queue);
+        String why = OperatorRequests.reason(reason);
+        MailJob job = OperatorRequests.job(ledger, messageId, queue);
         HeldSend held = ledger.heldForSendAgain(job.getId());
         String copy = publish(job, held);
         ledger.sendAgain(job.getId(), copy, actor, why);
         return copy;
-    }
-
-    private MailJob job(String messageId, String queue) {
-        List<MailJob> found = ledger.byMessageId(messageId, queue);
-        if (found.isEmpty()) {
-            throw new Refused.NotFound("job_not_found", "no job with message_id '" + messageId + "'"
-                    + (queue == null ? "" : " on queue " + queue));
-        }
-        if (found.size() > 1) {
-            throw new Refused.Conflict("ambiguous_message_id", "message_id '" + messageId + "' is on several queues "
-                    + found.stream().map(MailJob::getQueue).toList() + "; name the queue");
-        }
-        return found.get(0);
-    }
-
-    private static String requireReason(String reason) {
-        if (reason == null || reason.isBlank()) {
-            throw new Refused.Invalid("reason_required", "say why: {\"reason\": \"...\"} (recorded on the job's timeline)");
-        }
-        if (reason.length() > 1000) {
-            throw new Refused.Invalid("reason_too_long", "a reason is at most 1000 characters");
-        }
-        return reason.strip();
     }
 
     private String publish(MailJob job, HeldSend held) {

@@ -43,7 +43,9 @@ class MailJobContractTest {
             RejectReason.attachment_not_allowed, "the allowed prefixes are the server's setting; decided when the job "
                     + "arrives",
             RejectReason.missing_unsubscribe, "decided by the queue the job goes to, not by its bytes (the server's "
-                    + "per-queue setting); the builder's check is aBulkJobWithoutAnUnsubscribeIsRefusedByTheBuilder");
+                    + "per-queue setting); the builder's check is aBulkJobWithoutAnUnsubscribeIsRefusedByTheBuilder",
+            RejectReason.send_at_beyond_horizon, "decided by the server's horizon and the time the job arrives, not by "
+                    + "its bytes; the builder's check is aSendAtBeyondTheDefaultHorizonIsRefusedByTheBuilder");
 
     private static final String SHA = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 
@@ -165,7 +167,11 @@ class MailJobContractTest {
                 row("an attachment over the body limit", RejectReason.too_large, null,
                         b -> b.attachment("big.bin", "application/octet-stream", new byte[2_000]).bodyLimit(2_000)),
                 row("an expiry past year 9999", RejectReason.schema_violation, "/expires_at",
-                        b -> b.expiresAt(Instant.parse("+10000-01-01T00:00:00Z"))));
+                        b -> b.expiresAt(Instant.parse("+10000-01-01T00:00:00Z"))),
+                row("a send time after the expiry", RejectReason.schema_violation, "/send_at",
+                        b -> b.sendAt(Instant.parse("2030-01-31T12:00:01Z")).expiresAt(Instant.parse("2030-01-31T12:00:00Z"))),
+                row("a send time past year 9999", RejectReason.schema_violation, "/send_at",
+                        b -> b.sendAt(Instant.parse("+10000-01-01T00:00:00Z"))));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -250,6 +256,23 @@ class MailJobContractTest {
         assertThat(good().queue("mail.send").build().document()).doesNotContainKey("unsubscribe");
         assertThat(good().unsubscribe("https://shop.example/u", null).unsubscribe(null, null).build().document())
                 .doesNotContainKey("unsubscribe");
+    }
+
+    @Test
+    void aSendAtBeyondTheDefaultHorizonIsRefusedByTheBuilder() {
+        Instant farOut = Instant.now().plus(java.time.Duration.ofDays(365));
+        assertThatThrownBy(() -> good().sendAt(farOut).build())
+                .isInstanceOfSatisfying(InvalidJobException.class, e -> {
+                    assertThat(e.reason()).isEqualTo(RejectReason.send_at_beyond_horizon);
+                    assertThat(e.violations()).singleElement().asString()
+                            .startsWith("/send_at: " + farOut + " is further ahead than mailroom.send-at.horizon");
+                });
+        Instant tomorrow = Instant.now().plus(java.time.Duration.ofDays(1));
+        MailJob job = good().sendAt(tomorrow).build();
+        assertThat(job.document()).containsEntry("send_at", tomorrow.toString());
+        assertThat(((Parsed) SERVER.parse(job.json().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .job().sendAt()).isEqualTo(tomorrow);
+        assertThat(good().sendAt(tomorrow).sendAt(null).build().document()).doesNotContainKey("send_at");
     }
 
     @Test

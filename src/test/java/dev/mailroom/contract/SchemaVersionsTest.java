@@ -23,6 +23,12 @@ class SchemaVersionsTest {
                 Arguments.of(2, List.of("to", "attachments"), 2, List.of()),
                 Arguments.of(1, List.of("to", "attachments"), 2,
                         List.of("/attachments: needs schema_version 2 (this job declares schema_version 1)")),
+                Arguments.of(2, List.of("to", "send_at"), 2, List.of()),
+                Arguments.of(1, List.of("to", "send_at"), 2,
+                        List.of("/send_at: needs schema_version 2 (this job declares schema_version 1)")),
+                Arguments.of(1, List.of("attachments", "send_at"), 2,
+                        List.of("/attachments: needs schema_version 2 (this job declares schema_version 1)",
+                                "/send_at: needs schema_version 2 (this job declares schema_version 1)")),
                 Arguments.of(1, List.of(), 1, List.of()),
                 Arguments.of(1, List.of("no_such_field"), 1, List.of()));
     }

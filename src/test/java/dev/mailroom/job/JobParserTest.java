@@ -92,7 +92,7 @@ class JobParserTest {
     void fullRenderedJobMapsEveryField() {
         String body = """
                 {
-                  "schema_version": 1,
+                  "schema_version": 2,
                   "message_id": "m-42",
                   "idempotency_key": "order-7-confirmation",
                   "tenant": "acme",
@@ -110,12 +110,13 @@ class JobParserTest {
                   "unsubscribe": {"url": "https://acme.example/u/7", "mailto": "u@acme.example"},
                   "metadata": {"order": "7", "shard": "eu-1"},
                   "expires_at": "2030-01-31T14:00:00+02:00",
+                  "send_at": "2030-01-31T09:00:00+01:00",
                   "priority": "high"
                 }
                 """;
         SendJob job = parsed(utf8(body));
 
-        assertThat(job.schemaVersion()).isEqualTo(1);
+        assertThat(job.schemaVersion()).isEqualTo(2);
         assertThat(job.messageId()).isEqualTo("m-42");
         assertThat(job.idempotencyKey()).isEqualTo("order-7-confirmation");
         assertThat(job.tenant()).isEqualTo("acme");
@@ -137,6 +138,7 @@ class JobParserTest {
                 new dev.mailroom.contract.Unsubscribe("https://acme.example/u/7", "u@acme.example"));
         assertThat(job.metadata()).containsOnly(Map.entry("order", "7"), Map.entry("shard", "eu-1"));
         assertThat(job.expiresAt()).isEqualTo(Instant.parse("2030-01-31T12:00:00Z"));
+        assertThat(job.sendAt()).isEqualTo(Instant.parse("2030-01-31T08:00:00Z"));
         assertThat(job.priority()).isEqualTo(SendJob.Priority.high);
     }
 
@@ -185,6 +187,7 @@ class JobParserTest {
         assertThat(job.headers()).isEmpty();
         assertThat(job.metadata()).isEmpty();
         assertThat(job.expiresAt()).isNull();
+        assertThat(job.sendAt()).isNull();
         assertThat(job.html()).isNull();
         assertThat(job.tenant()).isNull();
         assertThat(job.unsubscribe()).isNull();
@@ -394,6 +397,12 @@ class JobParserTest {
         return arguments(name, change, expectedDetailPart);
     }
 
+    /** The job declaring schema_version 2, for a field that version added. */
+    private static Map<String, Object> v2(Map<String, Object> job) {
+        job.put("schema_version", 2);
+        return job;
+    }
+
     static Stream<Arguments> schemaViolations() {
         String notMailbox = ": is not a mailbox";
         String control = ": contains a control character";
@@ -467,6 +476,15 @@ class JobParserTest {
                 violation("expires_at without offset", j -> j.put("expires_at", "2030-01-31T12:00:00"), "/expires_at: is not an RFC 3339 date-time"),
                 violation("expires_at impossible date", j -> j.put("expires_at", "2030-02-30T12:00:00Z"), "/expires_at: is not an RFC 3339 date-time"),
                 violation("expires_at epoch number", j -> j.put("expires_at", 1893456000), "/expires_at: integer found, string expected"),
+                violation("send_at not a date", j -> v2(j).put("send_at", "tomorrow at 9"), "/send_at: is not an RFC 3339 date-time"),
+                violation("send_at without offset", j -> v2(j).put("send_at", "2030-01-31T09:00:00"), "/send_at: is not an RFC 3339 date-time"),
+                violation("send_at epoch number", j -> v2(j).put("send_at", 1893456000), "/send_at: integer found, string expected"),
+                violation("send_at after expires_at", j -> {
+                    v2(j).put("send_at", "2030-01-31T12:00:01Z");
+                    j.put("expires_at", "2030-01-31T14:00:00+02:00");
+                }, "/send_at: is after expires_at (2030-01-31T12:00:00Z): the job would expire before its send time"),
+                violation("send_at in a version-1 job", j -> j.put("send_at", "2030-01-31T09:00:00Z"),
+                        "/send_at: needs schema_version 2 (this job declares schema_version 1)"),
                 violation("unsubscribe over http", j -> j.put("unsubscribe", Map.of("url", "http://shop.example/u")),
                         "/unsubscribe/url: is not an https URL"),
                 violation("unsubscribe url with a comma", j -> j.put("unsubscribe", Map.of("url", "https://shop.example/u?a=1,2")),
@@ -648,7 +666,7 @@ class JobParserTest {
         assertThat(properties).containsExactlyInAnyOrder(
                 "schema_version", "message_id", "idempotency_key", "tenant", "campaign_id", "category",
                 "from", "to", "cc", "bcc", "reply_to", "subject", "text", "html", "template_id", "variables",
-                "headers", "metadata", "expires_at", "priority", "unsubscribe", "attachments");
+                "headers", "metadata", "expires_at", "send_at", "priority", "unsubscribe", "attachments");
         Set<String> required = new HashSet<>();
         schema.path("required").forEach(n -> required.add(n.asText()));
         assertThat(required).containsExactlyInAnyOrder("schema_version", "message_id", "from", "to");

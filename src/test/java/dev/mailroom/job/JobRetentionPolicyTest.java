@@ -76,10 +76,11 @@ class JobRetentionPolicyTest {
 
     @Test
     void everyStateIsEitherRemovableOrNeverRemoved() {
-        assertThat(JobRetentionPolicy.REMOVABLE).doesNotContain(JobState.received, JobState.sending,
+        assertThat(JobRetentionPolicy.REMOVABLE).doesNotContain(JobState.received, JobState.scheduled, JobState.sending,
                 JobState.retry_scheduled, JobState.unknown);
         Set<JobState> all = EnumSet.allOf(JobState.class);
-        all.removeAll(Set.of(JobState.received, JobState.sending, JobState.retry_scheduled, JobState.unknown));
+        all.removeAll(Set.of(JobState.received, JobState.scheduled, JobState.sending, JobState.retry_scheduled,
+                JobState.unknown));
         assertThat(JobRetentionPolicy.REMOVABLE).containsExactlyInAnyOrderElementsOf(all);
     }
 

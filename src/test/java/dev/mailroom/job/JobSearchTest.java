@@ -162,7 +162,7 @@ class JobSearchTest {
         JobSearch.Row row = with(PayloadRedaction.of(""), s -> s.search(JobSearch.Criteria.parse("carol@example.org",
                 null, null, null, null, null, null, null, null), 50, false).items().get(0));
         assertThat(row).isEqualTo(new JobSearch.Row(2, "mail.send", "msg-2", JobState.bounced_permanent, "acme",
-                "reset", T0.plusSeconds(60), T0.plusSeconds(65), List.of("alice@example.com", "carol@example.org")));
+                "reset", T0.plusSeconds(60), T0.plusSeconds(65), List.of("alice@example.com", "carol@example.org"), null));
         PayloadRedaction ccHidden = PayloadRedaction.of("cc");
         assertThat(page(ccHidden, JobSearch.Criteria.parse("carol@example.org", null, null, null, null,
                 null, null, null, null), 50, false).items().get(0).recipients())

@@ -27,6 +27,7 @@ class PayloadRedactionTest {
             {"variables":[1,2]}                                            | {"variables":"[redacted]"}
             {"nested":{"deep":[{"text":"x","keep":1}]}}                    | {"nested":{"deep":[{"text":"[redacted]","keep":1}]}}
             {"Text":"case matters"}                                        | {"Text":"case matters"}
+            {"attachments":[{"filename":"invoice.pdf","content_type":"application/pdf","content_base64":"JVBERg=="}]} | {"attachments":[{"filename":"invoice.pdf","content_type":"application/pdf","content_base64":"[redacted]"}]}
             not json                                                       | -
             [1,2,3]                                                        | -
             "a string"                                                     | -

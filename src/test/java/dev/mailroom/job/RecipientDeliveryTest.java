@@ -14,6 +14,7 @@ class RecipientDeliveryTest {
         // job state, last attempt's outcome, what is said of a recipient nothing was recorded for
         Object[][] cases = {
             {JobState.received, null, "not_sent_yet"},
+            {JobState.scheduled, null, "not_sent_yet"},
             {JobState.sending, null, "not_sent_yet"},
             {JobState.retry_scheduled, "rejected", "not_sent_yet"},
             {JobState.sent_to_provider, "accepted", "not_yet_known"},
@@ -27,6 +28,7 @@ class RecipientDeliveryTest {
             {JobState.discarded, null, "not_sent"},
             {JobState.duplicate_suppressed, null, "not_sent"},
             {JobState.suppressed, null, "not_sent"},
+            {JobState.cancelled, null, "not_sent"},
             {JobState.unknown, "ambiguous", "may_have_been_sent"},
         };
         EnumSet<JobState> covered = EnumSet.noneOf(JobState.class);

@@ -38,6 +38,24 @@ class ValidityWindowTest {
     }
 
     @Test
+    void aTtlCountsFromALaterSendTimeAndAnOwnExpiryStillWins() {
+        ValidityWindow w = window(Map.of("mailroom.validity.ttl.reminder", "PT1H", "mailroom.validity.default-ttl", "P3D"));
+        Instant inAWeek = RECEIVED.plusSeconds(7 * 86400);
+        assertThat(w.expiresAt(scheduled("reminder", null, inAWeek), RECEIVED)).isEqualTo(inAWeek.plusSeconds(3600));
+        assertThat(w.expiresAt(scheduled(null, null, inAWeek), RECEIVED)).isEqualTo(inAWeek.plusSeconds(3 * 86400));
+        // a send time in the past sends now: the window counts from receipt
+        assertThat(w.expiresAt(scheduled("reminder", null, RECEIVED.minusSeconds(60)), RECEIVED))
+                .isEqualTo(RECEIVED.plusSeconds(3600));
+        Instant own = inAWeek.plusSeconds(60);
+        assertThat(w.expiresAt(scheduled("reminder", own, inAWeek), RECEIVED)).isEqualTo(own);
+    }
+
+    private static SendJob scheduled(String category, Instant expiresAt, Instant sendAt) {
+        return new SendJob(2, "m", null, null, null, category, "a@example.com", List.of("b@example.com"), null,
+                null, null, "s", "t", null, null, null, null, null, expiresAt, null, null, null, sendAt);
+    }
+
+    @Test
     void otherCategoriesFallBackToTheDefault() {
         ValidityWindow w = window(Map.of("mailroom.validity.ttl.password_reset", "PT15M",
                 "mailroom.validity.default-ttl", "P3D"));

@@ -30,6 +30,12 @@ class AdmissionPolicyTest {
         return new AdmissionFacts(f.rejection(), f.state(), f.finished(), owned, interrupted, expiresAt, NOW, permit);
     }
 
+    /** {@code f} with a send time and the window ending at {@code expiresAt}. */
+    private static AdmissionFacts sendAt(AdmissionFacts f, Instant sendAt, Instant expiresAt) {
+        return new AdmissionFacts(f.rejection(), f.state(), f.finished(), f.ownedByDelivery(), f.interrupted(), expiresAt,
+                NOW, f.permitGranted(), sendAt);
+    }
+
     static Stream<Arguments> admissionRows() {
         AdmissionFacts received = fresh("received", false);
         AdmissionFacts retry = fresh("retry_scheduled", false);
@@ -65,12 +71,32 @@ class AdmissionPolicyTest {
                 Arguments.of("expired, crash before the point", with(retry, true, smtpBeforePoint, NOW.minusSeconds(1), true),
                         new Admission.Expired(NOW.minusSeconds(1))),
                 Arguments.of("expired, no permit either", with(received, true, null, NOW, false), new Admission.Expired(NOW)),
-                // 6. no rate-limit permit: back to the broker, before any claim
+                // 6. a send time ahead: it waits on the broker, before any claim (and before the rate limit)
+                Arguments.of("send_at ahead", sendAt(received, LATER, null), new Admission.Scheduled(LATER)),
+                Arguments.of("send_at ahead, no permit", sendAt(with(received, true, null, null, false), LATER, null),
+                        new Admission.Scheduled(LATER)),
+                Arguments.of("send_at ahead, window ends after it", sendAt(received, LATER, LATER.plusSeconds(1)),
+                        new Admission.Scheduled(LATER)),
+                Arguments.of("send_at ahead, window ends before it", sendAt(received, LATER, LATER.minusSeconds(1)),
+                        new Admission.Expired(LATER.minusSeconds(1), LATER)),
+                Arguments.of("send_at ahead, window ends at it", sendAt(received, LATER, LATER),
+                        new Admission.Expired(LATER, LATER)),
+                Arguments.of("send_at ahead, but another message owns the job", sendAt(with(received, false, null, null, true),
+                        LATER, null), new Admission.DuplicateMessage()),
+                Arguments.of("send_at ahead, cancelled", sendAt(fresh("cancelled", true), LATER, null),
+                        new Admission.AlreadyFinished("cancelled")),
+                Arguments.of("send_at now: goes", sendAt(received, NOW, null), new Admission.Proceed()),
+                Arguments.of("send_at past: goes", sendAt(received, NOW.minusSeconds(3600), null), new Admission.Proceed()),
+                Arguments.of("scheduled copy arrives on time", sendAt(fresh("scheduled", false), NOW, LATER),
+                        new Admission.Proceed()),
+                Arguments.of("scheduled copy arrives after its window", sendAt(fresh("scheduled", false), NOW.minusSeconds(1),
+                        NOW), new Admission.Expired(NOW)),
+                // 7. no rate-limit permit: back to the broker, before any claim
                 Arguments.of("rate limit", with(received, true, null, LATER, false),
                         new Admission.PutBack(AdmissionPolicy.RATE_LIMIT_PUT_BACK)),
                 Arguments.of("rate limit, no window", with(received, true, null, null, false),
                         new Admission.PutBack(AdmissionPolicy.RATE_LIMIT_PUT_BACK)),
-                // 7. admitted
+                // 8. admitted
                 Arguments.of("first delivery", received, new Admission.Proceed()),
                 Arguments.of("no window", with(received, true, null, null, true), new Admission.Proceed()),
                 Arguments.of("retry copy", retry, new Admission.Proceed()));
@@ -125,6 +151,10 @@ class AdmissionPolicyTest {
                         new ClaimDecision.Kept(7, "it is in flight (sending)")),
                 Arguments.of(new ClaimFacts(8, 7, "retry_scheduled", false, false),
                         new ClaimDecision.Kept(7, "it is in flight (retry_scheduled)")),
+                Arguments.of(new ClaimFacts(8, 7, "scheduled", false, false),
+                        new ClaimDecision.Kept(7, "it is in flight (scheduled)")),
+                Arguments.of(new ClaimFacts(8, 7, "cancelled", false, false),
+                        new ClaimDecision.TakeOver(7, "it ended cancelled without any provider taking the mail")),
                 // anything else keeps it (the recipient refused for good; a state added later)
                 Arguments.of(new ClaimFacts(8, 7, "bounced_permanent", false, false),
                         new ClaimDecision.Kept(7, "it is bounced_permanent")));

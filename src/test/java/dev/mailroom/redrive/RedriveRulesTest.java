@@ -182,6 +182,8 @@ class RedriveRulesTest {
             "unknown, false, unknown",
             "received, false, published",
             "retry_scheduled, false, published",
+            "scheduled, false, published",
+            "cancelled, false, discarded",
             "dead_lettered, false, published",
             "dead_lettered, true, dead_lettered_again",
             "sent_to_provider, true, dead_lettered_again"})

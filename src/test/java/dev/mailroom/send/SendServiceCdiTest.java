@@ -15,7 +15,7 @@ import dev.mailroom.job.JobLedger;
 import dev.mailroom.job.JobState;
 import dev.mailroom.job.MailJob;
 import dev.mailroom.job.ParseResult;
-import dev.mailroom.platform.ClockProducer;
+import dev.mailroom.ops.testing.MovableClock;
 import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.MailroomMetrics;
 import dev.mailroom.provider.MailProvider;
@@ -81,6 +81,8 @@ class SendServiceCdiTest {
     static final List<String> ANSWERS = new ArrayList<>();
     /** What the provider was handed, per call. */
     static final List<OutboundMail> HANDED = new ArrayList<>();
+
+    static final MovableClock CLOCK = new MovableClock(Clock.systemUTC());
 
     /** Thrown by the provider to stand for the process dying mid-call: nothing of ours catches an Error. */
     static final class Crash extends Error {
@@ -179,6 +181,13 @@ class SendServiceCdiTest {
             };
         }
 
+        /** The system clock until a test moves it forward (a send time reached without waiting for it). */
+        @Produces
+        @Singleton
+        Clock clock() {
+            return CLOCK;
+        }
+
         @Produces
         @Singleton
         MeterRegistry registry() {
@@ -206,6 +215,7 @@ class SendServiceCdiTest {
         ANSWERS.clear();
         HANDED.clear();
         writesInTheDelivery = false;
+        CLOCK.offset(Duration.ZERO);
         db = ComponentDatabase.h2(List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class, JobRecipient.class,
                 SandboxMail.class, dev.mailroom.provider.sandbox.SandboxAttachment.class));
         TestTransactions.use(db);
@@ -229,7 +239,7 @@ class SendServiceCdiTest {
                 .addExtension(new ConfigExtension())
                 .addServices(new TestTransactions.Jpa())
                 .addBeanClasses(SendService.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
-                        RecoverabilityComponents.class, ProviderCalls.class, ClockProducer.class, MailroomMetrics.class,
+                        RecoverabilityComponents.class, ProviderCalls.class, MailroomMetrics.class, ScheduledSends.class,
                         ProviderRegistry.class, ProviderBreakers.class, SandboxProvider.class, StandIns.class,
                         dev.mailroom.attachment.Attachments.class)
                 .addBeanClasses(TestTransactions.INTERCEPTORS.toArray(Class<?>[]::new))
@@ -496,6 +506,187 @@ class SendServiceCdiTest {
         assertThat(j.getReceivedAt()).as("when Mailroom took it: later").isAfter(queued);
     }
 
+    // ---------------------------------------------------------------- send_at
+
+    private static String scheduledJob(String id, String key, java.time.Instant sendAt, java.time.Instant expiresAt) {
+        return """
+                {"schema_version": 2, "message_id": "%s", "idempotency_key": "%s", "from": "noreply@example.com",
+                 "to": ["alice@example.com"], "subject": "s", "text": "t", "send_at": "%s"%s}""".formatted(id, key, sendAt,
+                expiresAt == null ? "" : ", \"expires_at\": \"" + expiresAt + "\"");
+    }
+
+    /** The copy the send path put on the broker for {@code in}, as the broker delivers it when it is due. */
+    private static Incoming copyOf(Incoming in, String copyJmsMessageId) {
+        return new Incoming(in.queue(), copyJmsMessageId, false, 1, in.body(), true, null, null, null, null, null);
+    }
+
+    private List<JobEvent> events(long jobId) {
+        return db.inTransaction(em -> em.createQuery("select e from JobEvent e where e.jobId = :j order by e.id",
+                JobEvent.class).setParameter("j", jobId).getResultList());
+    }
+
+    @Test
+    void aJobWhoseSendAtIsAheadWaitsOnTheBrokerAsItsOwnCopyAndIsSentWhenTheCopyComes() throws Exception {
+        SendService send = boot("smtp", false);
+        java.time.Instant sendAt = CLOCK.instant().plusSeconds(30);
+        Incoming in = delivery(scheduledJob("later-1", "later-1", sendAt, null));
+        handle(send, in);
+
+        MailJob j = jobRow("later-1");
+        assertThat(j.getState()).isEqualTo(JobState.scheduled);
+        assertThat(j.getSendAt()).isEqualTo(sendAt);
+        assertThat(HANDED).as("no provider call before its time").isEmpty();
+        assertThat(COPIES).containsExactly(in.jmsMessageId());
+        assertThat(COPY_DELAYS).singleElement().satisfies(d ->
+                assertThat(d).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(30)));
+        assertThat(j.getJmsMessageId()).as("the copy owns the job").isEqualTo("ID:copy-1");
+        assertThat(timeline(j.getId())).containsExactly("received", "scheduled");
+        assertThat(j.getAttemptCount()).isZero();
+
+        // a second message with the same message_id while it waits: a duplicate, no second copy
+        handle(send, delivery(scheduledJob("later-1", "later-1", sendAt, null)));
+        assertThat(COPIES).hasSize(1);
+        assertThat(jobRow("later-1").getState()).isEqualTo(JobState.scheduled);
+
+        CLOCK.offset(Duration.ofSeconds(31));
+        SCRIPT.add(c -> ProviderResponse.accepted("smtp", "250", "ok", "q-later"));
+        handle(send, copyOf(in, "ID:copy-1"));
+        assertThat(jobRow("later-1").getState()).isEqualTo(JobState.sent_to_provider);
+        assertThat(HANDED).singleElement().satisfies(m -> assertThat(m.messageId()).isEqualTo("later-1"));
+        assertThat(timeline(j.getId())).containsSubsequence("received", "scheduled", "duplicate_message_ignored",
+                "attempt_started", "sent");
+    }
+
+    @Test
+    void schedulingAJobIsOneCommitWithItsDeliverySoARollbackLeavesNothingAndTheRedeliverySchedulesItOnce()
+            throws Exception {
+        SendService send = boot("smtp", false);
+        Incoming in = delivery(scheduledJob("later-tx", "later-tx", CLOCK.instant().plusSeconds(30), null));
+        // the job's row, its copy and the acknowledgement commit together: the broker failing over takes all back
+        assertThatThrownBy(() -> TestTransactions.delivery(() -> {
+            send.handle(in);
+            throw new BrokerFailover();
+        })).isInstanceOf(BrokerFailover.class);
+        assertThat(jobRows("later-tx")).isEmpty();
+
+        long before = db.transactionsCommitted();
+        handle(send, redelivery(in));
+        assertThat(db.transactionsCommitted() - before).as("no transaction of its own, no provider routed").isEqualTo(1);
+        MailJob j = jobRow("later-tx");
+        assertThat(j.getState()).isEqualTo(JobState.scheduled);
+        assertThat(timeline(j.getId())).containsExactly("received", "scheduled");
+        assertThat(HANDED).isEmpty();
+    }
+
+    @Test
+    void aScheduledJobCancelledBeforeItsTimeIsNeverSentAndTheCancellationSaysWhoAndWhy() throws Exception {
+        SendService send = boot("smtp", false);
+        Incoming in = delivery(scheduledJob("later-2", "later-2", CLOCK.instant().plusSeconds(30), null));
+        handle(send, in);
+        ScheduledSends scheduled = cdi.select(ScheduledSends.class).get();
+
+        assertThatThrownBy(() -> TestTransactions.delivery(() -> scheduled.cancel("later-2", null, "alice", " ")))
+                .isInstanceOfSatisfying(dev.mailroom.platform.Refused.Invalid.class,
+                        r -> assertThat(r.reason()).isEqualTo("reason_required"));
+        TestTransactions.delivery(() -> scheduled.cancel("later-2", null, "alice", "the customer cancelled the order"));
+        MailJob j = jobRow("later-2");
+        assertThat(j.getState()).isEqualTo(JobState.cancelled);
+        assertThat(events(j.getId())).last().satisfies(e -> {
+            assertThat(e.getType()).isEqualTo("cancelled");
+            assertThat(e.getActor()).isEqualTo("alice");
+            assertThat(e.getDetail()).contains("alice").contains("the customer cancelled the order")
+                    .contains(j.getSendAt().toString());
+        });
+        assertThatThrownBy(() -> TestTransactions.delivery(() -> scheduled.cancel("later-2", null, "bob", "again")))
+                .isInstanceOfSatisfying(dev.mailroom.platform.Refused.Conflict.class,
+                        r -> assertThat(r.reason()).isEqualTo("not_scheduled"));
+
+        // its time comes: the copy is ignored, nobody is called
+        CLOCK.offset(Duration.ofSeconds(31));
+        handle(send, copyOf(in, "ID:copy-1"));
+        assertThat(HANDED).isEmpty();
+        assertThat(jobRow("later-2").getState()).isEqualTo(JobState.cancelled);
+        assertThat(timeline(j.getId())).containsExactly("received", "scheduled", "cancelled", "redelivery_ignored");
+    }
+
+    @Test
+    void aJobThatIsNotScheduledCannotBeCancelled() throws Exception {
+        SendService send = boot("smtp", false);
+        SCRIPT.add(c -> ProviderResponse.accepted("smtp", "250", "ok", "q-now"));
+        handle(send, delivery(job("now-1")));
+        ScheduledSends scheduled = cdi.select(ScheduledSends.class).get();
+
+        assertThatThrownBy(() -> TestTransactions.delivery(() -> scheduled.cancel("now-1", null, "alice", "too late")))
+                .isInstanceOfSatisfying(dev.mailroom.platform.Refused.Conflict.class, r -> {
+                    assertThat(r.reason()).isEqualTo("not_scheduled");
+                    assertThat(r.getMessage()).contains("sent_to_provider");
+                });
+        assertThatThrownBy(() -> TestTransactions.delivery(() -> scheduled.cancel("nobody", null, "alice", "why")))
+                .isInstanceOfSatisfying(dev.mailroom.platform.Refused.NotFound.class,
+                        r -> assertThat(r.reason()).isEqualTo("job_not_found"));
+    }
+
+    @Test
+    void twoScheduledJobsWithOneIdempotencyKeyAreSentOnce() throws Exception {
+        SendService send = boot("smtp", false);
+        java.time.Instant sendAt = CLOCK.instant().plusSeconds(30);
+        Incoming a = delivery(scheduledJob("key-a", "reminder-9", sendAt, null));
+        Incoming b = delivery(scheduledJob("key-b", "reminder-9", sendAt, null));
+        handle(send, a);
+        handle(send, b);
+        assertThat(jobRow("key-a").getState()).isEqualTo(JobState.scheduled);
+        assertThat(jobRow("key-b").getState()).as("the key is claimed when it goes, not while it waits")
+                .isEqualTo(JobState.scheduled);
+
+        CLOCK.offset(Duration.ofSeconds(31));
+        SCRIPT.add(c -> ProviderResponse.accepted("smtp", "250", "ok", "q-a"));
+        handle(send, copyOf(a, "ID:copy-1"));
+        handle(send, copyOf(b, "ID:copy-2"));
+        assertThat(HANDED).singleElement().satisfies(m -> assertThat(m.messageId()).isEqualTo("key-a"));
+        assertThat(jobRow("key-a").getState()).isEqualTo(JobState.sent_to_provider);
+        assertThat(jobRow("key-b").getState()).isEqualTo(JobState.duplicate_suppressed);
+    }
+
+    @Test
+    void aSendAtInThePastSendsNowAndOneBeyondTheHorizonIsPoison() throws Exception {
+        properties.set("mailroom.send-at.horizon", "1h");
+        SendService send = boot("smtp", false);
+        SCRIPT.add(c -> ProviderResponse.accepted("smtp", "250", "ok", "q-past"));
+        handle(send, delivery(scheduledJob("past-1", "past-1", CLOCK.instant().minusSeconds(60), null)));
+        assertThat(jobRow("past-1").getState()).isEqualTo(JobState.sent_to_provider);
+        assertThat(COPIES).isEmpty();
+
+        handle(send, delivery(scheduledJob("far-1", "far-1", CLOCK.instant().plusSeconds(3700), null)));
+        assertThat(POISONED).containsExactly("send_at_beyond_horizon");
+        assertThat(jobRows("far-1")).isEmpty();
+        assertThat(COPIES).isEmpty();
+        assertThat(HANDED).hasSize(1);
+    }
+
+    @Test
+    void aScheduledJobsTimeToLiveCountsFromItsSendTimeAndACopyThatComesAfterItsWindowEndsExpired() throws Exception {
+        properties.set("mailroom.validity.default-ttl", "20s");
+        SendService send = boot("smtp", false);
+        java.time.Instant sendAt = CLOCK.instant().plusSeconds(30);
+        Incoming onTime = delivery(scheduledJob("ttl-1", "ttl-1", sendAt, null));
+        handle(send, onTime);
+        MailJob j = jobRow("ttl-1");
+        assertThat(j.getState()).as("not expired by a window counted from its receipt").isEqualTo(JobState.scheduled);
+        assertThat(j.getExpiresAt()).isEqualTo(sendAt.plusSeconds(20));
+
+        java.time.Instant expiresAt = CLOCK.instant().plusSeconds(40);
+        Incoming late = delivery(scheduledJob("late-1", "late-1", sendAt, expiresAt));
+        handle(send, late);
+        assertThat(jobRow("late-1").getState()).isEqualTo(JobState.scheduled);
+        // the copies come after both windows (the line was stopped, the broker was down): never sent late
+        CLOCK.offset(Duration.ofSeconds(55));
+        handle(send, copyOf(onTime, "ID:copy-1"));
+        handle(send, copyOf(late, "ID:copy-2"));
+        assertThat(jobRow("ttl-1").getState()).isEqualTo(JobState.discarded);
+        assertThat(jobRow("late-1").getState()).isEqualTo(JobState.discarded);
+        assertThat(HANDED).isEmpty();
+    }
+
     // ------------------------------------------------------------------ attachments
 
     private static final byte[] PDF = {'%', 'P', 'D', 'F', '-', '1', '.', '4', 0, (byte) 0xFF};
@@ -598,6 +789,10 @@ class SendServiceCdiTest {
             assertThat(HANDED).as("the provider was not called").isEmpty();
             assertThat(ANSWERS).as("nor did the stop-the-line hear of it").isEmpty();
             assertThat(COPIES).hasSize(1);
+            MeterRegistry registry = cdi.select(MeterRegistry.class).get();
+            assertThat(registry.find("mailroom.attachment.fetch.failures").tag("class", "transient").counter())
+                    .isNotNull().satisfies(c -> assertThat(c.count()).isEqualTo(1.0));
+            assertThat(registry.find("mailroom.attempts").counters()).as("no provider attempt counted").isEmpty();
 
             // the retry's copy fetches it; the provider fails; the next copy has the file already
             SCRIPT.add(SendServiceCdiTest::tryLater);

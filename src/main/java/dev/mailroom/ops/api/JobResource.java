@@ -6,6 +6,7 @@ import dev.mailroom.job.JobSearch;
 import jakarta.validation.constraints.Pattern;
 import jakarta.validation.constraints.Size;
 import jakarta.ws.rs.DefaultValue;
+import dev.mailroom.send.ScheduledSends;
 import dev.mailroom.send.UnknownSends;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -29,6 +30,8 @@ import java.util.List;
  * attempts, timeline, recipients with their delivery state, and its dead letters ({@code dead_letters}). Both redacted for a viewer as a payload is ({@link Disclosure}; {@code ?reveal=true}: operators).
  * {@code POST .../mark-sent} and {@code POST .../send-again} with {@code {"reason": ...}}: an operator's
  * answer to a job whose send is {@code unknown}, recorded with who and why.
+ * {@code POST .../cancel} with {@code {"reason": ...}}: an operator cancels a {@code scheduled} job (its
+ * {@code send_at} still ahead); it ends {@code cancelled}, never sent, recorded with who and why.
  */
 @Path("/v1/jobs")
 @Produces(MediaType.APPLICATION_JSON)
@@ -40,6 +43,8 @@ public class JobResource {
     JobSearch search;
     @Inject
     UnknownSends unknownSends;
+    @Inject
+    ScheduledSends scheduledSends;
     @Inject
     JobDeadLetters deadLetters;
     @Inject
@@ -104,6 +109,15 @@ public class JobResource {
     public Response markSent(@PathParam("messageId") String messageId, @QueryParam("queue") String queue,
                              DeadLetterResource.ActionRequest request) {
         unknownSends.markSent(messageId, queue, Actors.of(security), request == null ? null : request.reason());
+        return job(messageId, queue, false);
+    }
+
+    @POST
+    @Path("/{messageId}/cancel")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response cancel(@PathParam("messageId") String messageId, @QueryParam("queue") String queue,
+                           DeadLetterResource.ActionRequest request) {
+        scheduledSends.cancel(messageId, queue, Actors.of(security), request == null ? null : request.reason());
         return job(messageId, queue, false);
     }
 

@@ -72,6 +72,31 @@ class EmbeddedDefaultIT {
     }
 
     @Test
+    void theSandboxShowsAJobsAttachmentsWithTheirBytes() {
+        String id = Jobs.runPrefix("sandbox-files") + "invoice";
+        byte[] pdf = {'%', 'P', 'D', 'F', '-', '1', '.', '4', 10, 0, (byte) 0xFF};
+        String content = java.util.Base64.getEncoder().encodeToString(pdf);
+        env.jms().sendText("mail.send", """
+                {"schema_version": 2, "message_id": "%s", "from": "Shop <noreply@example.com>", "to": ["alice@example.com"],
+                 "subject": "Your invoice", "text": "Attached.",
+                 "attachments": [{"filename": "invoice.pdf", "content_type": "application/pdf", "content_base64": "%s"}]}"""
+                .formatted(id, content));
+
+        api.awaitJson("/api/v1/jobs/" + id, j -> "sent_to_provider".equals(j.path("state").asText()),
+                Duration.ofSeconds(60));
+        JsonNode outbox = api.getJson("/api/v1/sandbox/messages?limit=1000");
+        JsonNode mine = StreamSupport.stream(outbox.spliterator(), false)
+                .filter(m -> id.equals(m.path("message_id").asText())).findFirst().orElseThrow();
+        assertThat(mine.path("attachments")).hasSize(1);
+        JsonNode file = mine.path("attachments").get(0);
+        assertThat(file.path("filename").asText()).isEqualTo("invoice.pdf");
+        assertThat(file.path("content_type").asText()).isEqualTo("application/pdf");
+        assertThat(file.path("size").asInt()).isEqualTo(pdf.length);
+        assertThat(file.path("sha256").asText()).isEqualTo(dev.mailroom.provider.MailAttachment.sha256Of(pdf));
+        assertThat(file.path("content_base64").asText()).isEqualTo(content);
+    }
+
+    @Test
     void theBulkQueueHasItsOwnConsumer() {
         String id = Jobs.runPrefix("bulk") + "one";
         env.jms().sendText("mail.send.bulk", Jobs.job(id));

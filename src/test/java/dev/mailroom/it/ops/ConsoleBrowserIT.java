@@ -808,6 +808,47 @@ class ConsoleBrowserIT {
     }
 
     /**
+     * A job with a send time shows as scheduled with its time in the list and on its page, and an operator cancels it
+     * there: asked why in the page, then the job is cancelled and its timeline says who and why. Its time is near
+     * enough that its copy comes and is ignored before the test ends: no scheduled message is left on the shared
+     * server for a later test's "send queues drained".
+     */
+    @Test
+    void aScheduledJobShowsItsSendTimeAndAnOperatorCancelsItOnItsPage() {
+        String id = Jobs.runPrefix("console-send-at") + "1";
+        java.time.Instant sendAt = java.time.Instant.now().plus(Duration.ofSeconds(45)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        env.jms().sendText("mail.send", """
+                {"schema_version": 2, "message_id": "%s", "from": "noreply@example.com", "to": ["alice@example.com"],
+                 "subject": "Reminder", "text": "Tomorrow at 9:00.", "send_at": "%s"}""".formatted(id, sendAt));
+        env.api().awaitJson("/api/v1/jobs/" + id, j -> "scheduled".equals(j.path("state").asText()), DEAD_LETTERED);
+
+        startBrowser();
+        signIn("operator", "operator-pass");
+        click(testId("nav-jobs"));
+        setField("filter-message_id", id);
+        click(testId("job-filter-submit"));
+        waitFor(d -> d.findElements(testId("job-row")).size() == 1, WAIT, "the scheduled job by its message id", false);
+        assertThat(driver.findElement(testId("job-row")).getAttribute("data-state")).isEqualTo("scheduled");
+        assertThat(driver.findElement(testId("job-row")).getText()).contains("until");
+        driver.findElement(testId("job-row")).findElement(testId("job-link")).click();
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "scheduled"));
+        assertThat(driver.findElement(testId("job-scheduled-note")).getText()).contains("Waits on the broker until");
+        assertThat(driver.findElement(testId("job-field-send-at")).getText()).isNotBlank().isNotEqualTo("—");
+
+        click(testId("job-cancel-button"));
+        driver.findElement(testId("job-cancel-reason")).sendKeys("the customer cancelled the appointment");
+        click(testId("job-cancel-confirm"));
+        wait(WAIT).until(ExpectedConditions.textToBe(testId("job-page-state"), "cancelled"));
+        WebElement cancelled = driver.findElement(By.cssSelector("[data-testid=timeline-row][data-type=cancelled]"));
+        assertThat(cancelled.getText()).contains("the customer cancelled the appointment").contains("operator");
+        ConsoleScreenshots.save(driver, "job-page-cancelled");
+        JsonNode after = env.api().awaitJson("/api/v1/jobs/" + id, j -> Jobs.types(j).contains("redelivery_ignored"),
+                Duration.ofSeconds(90));
+        assertThat(after.path("state").asText()).isEqualTo("cancelled");
+        assertThat(after.path("attempts")).isEmpty();
+    }
+
+    /**
      * Support finds a person by a part of her address (her own address and a list's alias of it, one job each), opens
      * the job the relay refused and reads what happened (subject, queued and received times, "refused" for its
      * recipient, no retry used) and follows its link straight to the dead letter, whose attempts show local times.

@@ -115,7 +115,7 @@ public final class JobFuzzer {
         }
         job.putObject("headers").put("X-Order", "7");
         job.putObject("metadata").put("order", "7");
-        job.put("expires_at", "2099-01-01T00:00:00Z").put("priority", "normal");
+        job.put("expires_at", "2099-01-01T00:00:00Z").put("send_at", "2020-01-01T00:00:00Z").put("priority", "normal");
         job.putObject("unsubscribe").put("url", "https://example.com/unsubscribe").put("mailto", "u@example.com");
         job.putArray("attachments").addObject().put("filename", "fuzz.txt").put("content_type", "text/plain")
                 .put("content_base64", "ZnV6eg==");
