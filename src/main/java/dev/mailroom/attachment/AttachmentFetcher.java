@@ -130,6 +130,10 @@ public final class AttachmentFetcher {
             return new Hop(timedOut(), null);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
+            if (cause instanceof java.net.http.HttpTimeoutException && !(cause instanceof java.net.http.HttpConnectTimeoutException)) {
+                // the request's own timeout (the time left of the fetch's) fired before the wait above did
+                return new Hop(timedOut(), null);
+            }
             return new Hop(new FetchOutcome.Unreachable(cause.getClass().getName(), String.valueOf(cause.getMessage())),
                     null);
         } catch (IllegalArgumentException e) {

@@ -79,6 +79,27 @@ public final class SourceRule {
         return new Allowed();
     }
 
+    /**
+     * Whether the part of a URL after its prefix climbs out of it: a {@code .} or {@code ..} segment, written or
+     * percent-encoded, which a server resolves ({@code /files/../management} is under {@code /files/} only as text).
+     */
+    static boolean hasDotSegment(String rest) {
+        String path = rest.toLowerCase(Locale.ROOT).replace("%2e", ".");
+        int end = path.length();
+        for (char c : new char[] {'?', '#'}) {
+            int i = path.indexOf(c);
+            if (i >= 0 && i < end) {
+                end = i;
+            }
+        }
+        for (String segment : path.substring(0, end).split("/|%2f|\\\\", -1)) {
+            if (segment.equals(".") || segment.equals("..")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether an address is one a fetch must not reach unless an operator named it. */
     static boolean isInternal(InetAddress a) {
         if (a.isLoopbackAddress() || a.isAnyLocalAddress() || a.isLinkLocalAddress() || a.isSiteLocalAddress()
@@ -137,7 +158,8 @@ public final class SourceRule {
     }
 
     private static boolean under(String url, String prefix) {
-        if (url.length() < prefix.length() || !url.regionMatches(true, 0, prefix, 0, prefix.length())) {
+        if (url.length() < prefix.length() || !url.regionMatches(true, 0, prefix, 0, prefix.length())
+                || hasDotSegment(url.substring(prefix.length()))) {
             return false;
         }
         if (url.length() == prefix.length() || prefix.endsWith("/") || prefix.endsWith("?") || prefix.endsWith("=")) {

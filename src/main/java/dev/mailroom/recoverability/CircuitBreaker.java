@@ -127,6 +127,14 @@ public final class CircuitBreaker {
 
     /** The state at {@code now}: an open breaker whose delay has passed becomes half-open here. */
     public Optional<Transition> advance(Instant now) {
+        // the wall clock stepped back past the last change (an NTP correction): the open delay and the probe slot are
+        // measured from now instead, so a step back never holds the breaker open longer than its delay
+        if (since.isAfter(now)) {
+            since = now;
+        }
+        if (probeStartedAt != null && probeStartedAt.isAfter(now)) {
+            probeStartedAt = now;
+        }
         if (state == State.OPEN && !now.isBefore(since.plus(settings.delay()))) {
             return Optional.of(moveTo(State.HALF_OPEN, since.plus(settings.delay())));
         }

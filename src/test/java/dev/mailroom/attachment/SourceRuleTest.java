@@ -50,7 +50,13 @@ class SourceRuleTest {
                 Arguments.of("https://files.shop.example/mail/a.pdf", List.of(ip("100.64.0.1")), false, "internal"),
                 Arguments.of("https://files.shop.example/mail/a.pdf", List.of(ip("0.0.0.0")), false, "internal"),
                 Arguments.of("https://files.shop.example/mail/a.pdf", List.of(), false, "no address"),
-                Arguments.of("https://files.shop.example/mail/a b.pdf", publicIp, false, "not a URL"));
+                Arguments.of("https://files.shop.example/mail/a b.pdf", publicIp, false, "not a URL"),
+                // dot segments climb out of the prefix on the server, whatever the text says
+                Arguments.of("http://127.0.0.1:8089/files/../management", List.of(ip("127.0.0.1")), false, "under none"),
+                Arguments.of("http://127.0.0.1:8089/files/%2E%2E/management", List.of(ip("127.0.0.1")), false, "under none"),
+                Arguments.of("http://127.0.0.1:8089/files/a/./b.pdf", List.of(ip("127.0.0.1")), false, "under none"),
+                Arguments.of("http://127.0.0.1:8089/files/a/..", List.of(ip("127.0.0.1")), false, "under none"),
+                Arguments.of("http://127.0.0.1:8089/files/a..b.pdf?v=..", List.of(ip("127.0.0.1")), true, null));
     }
 
     @ParameterizedTest(name = "{0} -> {1}: {2}")

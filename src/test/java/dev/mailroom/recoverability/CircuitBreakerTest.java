@@ -67,6 +67,14 @@ class CircuitBreakerTest {
                         Step.fail(0, State.CLOSED), Step.fail(0, State.CLOSED), Step.fail(0, State.CLOSED),
                         Step.fail(0, State.OPEN), Step.acquire(10, Permit.PROBE, State.HALF_OPEN),
                         Step.acquire(19, Permit.DENIED, State.HALF_OPEN), Step.acquire(20, Permit.PROBE, State.HALF_OPEN))),
+                Arguments.of("the clock stepped back while open: open for one delay from the step, not until the old end", List.of(
+                        Step.fail(600, State.CLOSED), Step.fail(600, State.CLOSED), Step.fail(600, State.CLOSED),
+                        Step.fail(600, State.OPEN), Step.acquire(0, Permit.DENIED, State.OPEN),
+                        Step.acquire(9, Permit.DENIED, State.OPEN), Step.acquire(10, Permit.PROBE, State.HALF_OPEN))),
+                Arguments.of("the clock stepped back while a probe is out: its slot is free one delay after the step", List.of(
+                        Step.fail(600, State.CLOSED), Step.fail(600, State.CLOSED), Step.fail(600, State.CLOSED),
+                        Step.fail(600, State.OPEN), Step.acquire(610, Permit.PROBE, State.HALF_OPEN),
+                        Step.acquire(0, Permit.DENIED, State.HALF_OPEN), Step.acquire(10, Permit.PROBE, State.HALF_OPEN))),
                 Arguments.of("a late report while open changes nothing", List.of(
                         Step.fail(0, State.CLOSED), Step.fail(0, State.CLOSED), Step.fail(0, State.CLOSED),
                         Step.fail(0, State.OPEN), Step.ok(1, State.OPEN), Step.fail(2, State.OPEN),

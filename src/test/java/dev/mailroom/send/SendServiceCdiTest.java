@@ -238,7 +238,7 @@ class SendServiceCdiTest {
                 .disableDiscovery()
                 .addExtension(new ConfigExtension())
                 .addServices(new TestTransactions.Jpa())
-                .addBeanClasses(SendService.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
+                .addBeanClasses(SendService.class, SendDoor.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
                         RecoverabilityComponents.class, ProviderCalls.class, MailroomMetrics.class, ScheduledSends.class,
                         ProviderRegistry.class, ProviderBreakers.class, SandboxProvider.class, StandIns.class,
                         dev.mailroom.attachment.Attachments.class)
@@ -555,6 +555,27 @@ class SendServiceCdiTest {
         assertThat(HANDED).singleElement().satisfies(m -> assertThat(m.messageId()).isEqualTo("later-1"));
         assertThat(timeline(j.getId())).containsSubsequence("received", "scheduled", "duplicate_message_ignored",
                 "attempt_started", "sent");
+    }
+
+    @Test
+    void schedulingAJobIsOneCommitWithItsDeliverySoARollbackLeavesNothingAndTheRedeliverySchedulesItOnce()
+            throws Exception {
+        SendService send = boot("smtp", false);
+        Incoming in = delivery(scheduledJob("later-tx", "later-tx", CLOCK.instant().plusSeconds(30), null));
+        // the job's row, its copy and the acknowledgement commit together: the broker failing over takes all back
+        assertThatThrownBy(() -> TestTransactions.delivery(() -> {
+            send.handle(in);
+            throw new BrokerFailover();
+        })).isInstanceOf(BrokerFailover.class);
+        assertThat(jobRows("later-tx")).isEmpty();
+
+        long before = db.transactionsCommitted();
+        handle(send, redelivery(in));
+        assertThat(db.transactionsCommitted() - before).as("no transaction of its own, no provider routed").isEqualTo(1);
+        MailJob j = jobRow("later-tx");
+        assertThat(j.getState()).isEqualTo(JobState.scheduled);
+        assertThat(timeline(j.getId())).containsExactly("received", "scheduled");
+        assertThat(HANDED).isEmpty();
     }
 
     @Test

@@ -112,6 +112,11 @@ public final class SmtpTestServer implements AutoCloseable {
         dataReplies.add(new Reply(code, text));
     }
 
+    /** How many {@link #enqueueReply queued DATA replies} have not been used yet. */
+    public int queuedReplies() {
+        return dataReplies.size();
+    }
+
     /** The next RCPT TO is answered with this reply instead of 250 (FIFO). */
     public void enqueueRecipientReply(int code, String text) {
         recipientReplies.add(new Reply(code, text));

@@ -188,20 +188,7 @@ class AttachmentSmtpIT {
     }
 
     private static JsonNode deadLetter(ItEnvironment env, String id) {
-        JsonNode item;
-        try {
-            item = Awaitility.await("a dead letter for " + id)
-                    .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
-                    .until(() -> {
-                        JsonNode items = env.api().getJson("/api/v1/dead-letters?queue=mail.send&message_id=" + id
-                                + "&limit=10").path("items");
-                        return items.size() == 1 ? items.get(0) : null;
-                    }, Objects::nonNull);
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError("no dead letter for " + id + "; the job: "
-                    + env.api().get("/api/v1/jobs/" + id).body(), e);
-        }
-        return env.api().getJson("/api/v1/dead-letters/" + item.path("id").asLong());
+        return Jobs.awaitDeadLetter(env.api(), "mail.send", id, Duration.ofSeconds(60));
     }
 
     private static String sha256(byte[] content) {

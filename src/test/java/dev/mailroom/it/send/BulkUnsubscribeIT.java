@@ -56,14 +56,7 @@ class BulkUnsubscribeIT {
         assertThat(uris).containsExactly("<" + url + ">", "<mailto:unsubscribe@example.com>");
         assertThat(parsed.getHeader("List-Unsubscribe-Post")).containsExactly("List-Unsubscribe=One-Click");
 
-        JsonNode item = Awaitility.await("a dead letter for " + without)
-                .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
-                .until(() -> {
-                    JsonNode items = env.api().getJson("/api/v1/dead-letters?queue=" + BULK + "&message_id="
-                            + without + "&limit=10").path("items");
-                    return items.size() == 1 ? items.get(0) : null;
-                }, java.util.Objects::nonNull);
-        JsonNode row = env.api().getJson("/api/v1/dead-letters/" + item.path("id").asLong());
+        JsonNode row = Jobs.awaitDeadLetter(env.api(), BULK, without, Duration.ofSeconds(60));
         assertThat(row.path("reason").asText()).isEqualTo("poison");
         assertThat(row.path("error_type").asText()).isEqualTo("missing_unsubscribe");
         assertThat(row.path("error").asText()).contains("/unsubscribe: is required on the bulk queue " + BULK);

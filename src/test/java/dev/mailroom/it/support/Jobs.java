@@ -102,6 +102,27 @@ public final class Jobs {
                 });
     }
 
+    /**
+     * Waits (bounded) for the one dead letter of {@code messageId} on {@code queue} and returns its detail
+     * ({@code GET /api/v1/dead-letters/{id}}); on a timeout the failure shows the job as the API has it.
+     */
+    public static JsonNode awaitDeadLetter(ApiClient api, String queue, String messageId, Duration timeout) {
+        JsonNode item;
+        try {
+            item = Awaitility.await("a dead letter for " + messageId)
+                    .atMost(timeout).pollInterval(Duration.ofMillis(500))
+                    .until(() -> {
+                        JsonNode items = api.getJson("/api/v1/dead-letters?queue=" + queue + "&message_id=" + messageId
+                                + "&limit=10").path("items");
+                        return items.size() == 1 ? items.get(0) : null;
+                    }, java.util.Objects::nonNull);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("no dead letter for " + messageId + " on " + queue + "; the job: "
+                    + api.get("/api/v1/jobs/" + messageId).body(), e);
+        }
+        return api.getJson("/api/v1/dead-letters/" + item.path("id").asLong());
+    }
+
     /** The job's state per the API, or null when the API does not know the job (404). */
     public static String state(ApiClient api, String messageId) {
         HttpResponse<String> r = api.get("/api/v1/jobs/" + messageId);

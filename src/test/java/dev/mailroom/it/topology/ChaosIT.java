@@ -176,6 +176,8 @@ class ChaosIT {
                 .env("MAILROOM_STOP_THE_LINE_PROBE_INTERVAL", "PT1S")
                 .env("MAILROOM_POLICY_DEFAULT_SOFT_BOUNCE_DELAYS", "1s,2s,3s")
                 .env("MAILROOM_POLICY_DEFAULT_INTERNAL_DELAYS", "1s")
+                // ClockStepScenario moves one node's Mailroom clock (the testing WAR's PUT /api/v1/testing/clock)
+                .env("MAILROOM_TESTING_CLOCK_CONTROL", "true")
                 .build();
         NODES = nodes.servers();
         APIS = nodes.apis();
@@ -637,7 +639,7 @@ class ChaosIT {
      * as the active broker counts it and its prepared transactions, and the unfinished jobs' states, saved under the
      * work directory; returns where.
      */
-    private static String saveStallEvidence(String prefix, List<String> ids) {
+    static String saveStallEvidence(String prefix, List<String> ids) {
         Path dir = work.resolve("stall-" + prefix.replaceAll("[^A-Za-z0-9-]", ""));
         try {
             Files.createDirectories(dir);
@@ -850,6 +852,13 @@ class ChaosIT {
     @Order(11)
     void theRelayHangingUnderLoad() throws Exception {
         assertHeld(RelayBlackholeScenario.run());
+    }
+
+    /** One node's clock stepped forward by minutes and back, then the other's: {@link ClockStepScenario}. */
+    @Test
+    @Order(12)
+    void aNodesClockSteppedForwardAndBackMovesNoLeaseAndLosesNoRetry() throws Exception {
+        assertHeld(ClockStepScenario.run());
     }
 
     // ------------------------------------------------------------------ helpers
