@@ -58,9 +58,9 @@ done
 xml() { local s="$1"; s="${s//&/&amp;}"; s="${s//</&lt;}"; s="${s//>/&gt;}"; s="${s//\"/&quot;}"; printf '%s' "$s"; }
 {
   echo '<server>'
-  echo "  <variable name=\"MAILROOM_RA_CONNECTORS\" value=\"$connectors\"/>"
-  echo "  <variable name=\"MAILROOM_RA_PARAMETERS\" value=\"$parameters\"/>"
-  echo "  <variable name=\"MAILROOM_RA_HA\" value=\"$ha\"/>"
+  echo "  <variable name=\"artemis.connectors\" value=\"$connectors\"/>"
+  echo "  <variable name=\"artemis.parameters\" value=\"$parameters\"/>"
+  echo "  <variable name=\"artemis.ha\" value=\"$ha\"/>"
   echo '  <basicRegistry id="basic" realm="mailroom">'
   if [ -n "${MAILROOM_OPERATOR_PASSWORD:-}" ]; then
     echo "    <user name=\"$(xml "${MAILROOM_OPERATOR_USER:-operator}")\" password=\"$(xml "$MAILROOM_OPERATOR_PASSWORD")\"/>"

@@ -17,12 +17,14 @@ fi
 "$instance/bin/artemis" run >"$instance.log" 2>&1 &
 broker=$!
 stop() {
-  trap - INT TERM
+  trap - INT TERM EXIT
   "$wlp/bin/server" stop mailroom || true
   kill "$broker" 2>/dev/null || true
   wait "$broker" 2>/dev/null || true
 }
-trap stop INT TERM EXIT
+# a stop that was asked for is a normal end, not a failed build
+trap 'stop; exit 0' INT TERM
+trap stop EXIT
 for _ in $(seq 1 60); do
   (exec 3<>"/dev/tcp/${MAILROOM_ARTEMIS_HOST:-127.0.0.1}/${MAILROOM_ARTEMIS_PORT:-61616}") 2>/dev/null && break
   kill -0 "$broker" 2>/dev/null || { cat "$instance.log" >&2; exit 1; }

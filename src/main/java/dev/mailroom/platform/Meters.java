@@ -17,4 +17,9 @@ import java.lang.annotation.Target;
 @Retention(RUNTIME)
 @Target({FIELD, METHOD, PARAMETER})
 public @interface Meters {
+
+    /** The qualifier as a value, for a programmatic lookup. */
+    final class Literal extends jakarta.enterprise.util.AnnotationLiteral<Meters> implements Meters {
+        private static final long serialVersionUID = 1L;
+    }
 }
