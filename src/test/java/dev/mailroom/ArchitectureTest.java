@@ -113,6 +113,16 @@ class ArchitectureTest {
                 .check(main);
     }
 
+    @Test
+    void meters_go_to_the_registry_chosen_for_the_server() {
+        com.tngtech.archunit.lang.syntax.ArchRuleDefinition.fields()
+                .that().haveRawType(io.micrometer.core.instrument.MeterRegistry.class)
+                .and().areAnnotatedWith(jakarta.inject.Inject.class)
+                .should().beAnnotatedWith(dev.mailroom.platform.Meters.class)
+                .because("Open Liberty offers no MeterRegistry bean: platform.MeterRegistries chooses one per server")
+                .check(main);
+    }
+
     /** How a server's management objects and names are written: its MBean domains, management paths, JNDI space. */
     static final Pattern SERVER_NAMES = Pattern.compile("jboss\\.as:|WebSphere:|/subsystem=|java:jboss/|java:/jms/");
 
