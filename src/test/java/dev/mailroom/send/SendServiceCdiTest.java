@@ -238,7 +238,7 @@ class SendServiceCdiTest {
                 .disableDiscovery()
                 .addExtension(new ConfigExtension())
                 .addServices(new TestTransactions.Jpa())
-                .addBeanClasses(SendService.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
+                .addBeanClasses(SendService.class, SendDoor.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
                         RecoverabilityComponents.class, ProviderCalls.class, MailroomMetrics.class, ScheduledSends.class,
                         ProviderRegistry.class, ProviderBreakers.class, SandboxProvider.class, StandIns.class,
                         dev.mailroom.attachment.Attachments.class)
