@@ -56,7 +56,7 @@ class ArchitectureTest {
                         "dev.mailroom.job..", "dev.mailroom.send..", "dev.mailroom.provider..",
                         "dev.mailroom.recoverability..", "dev.mailroom.deadletter..", "dev.mailroom.redrive..",
                         "dev.mailroom.alert..", "dev.mailroom.ops..", "dev.mailroom.reconcile..",
-                        "dev.mailroom.suppression..")
+                        "dev.mailroom.suppression..", "dev.mailroom.erasure..")
                 .check(main);
     }
 
@@ -77,7 +77,7 @@ class ArchitectureTest {
         noClasses().that().resideInAnyPackage("dev.mailroom.platform..", "dev.mailroom.recoverability..",
                         "dev.mailroom.provider..", "dev.mailroom.job..", "dev.mailroom.send..",
                         "dev.mailroom.deadletter..", "dev.mailroom.redrive..", "dev.mailroom.reconcile..",
-                        "dev.mailroom.suppression..")
+                        "dev.mailroom.suppression..", "dev.mailroom.erasure..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.mailroom.ops..", "dev.mailroom.alert..")
                 .check(main);
     }
