@@ -152,6 +152,32 @@ public final class ArtemisBroker implements AutoCloseable {
         return new Pair(primary, backup);
     }
 
+    /**
+     * Creates (afresh, under {@code <workDir>/artemis-single-<offset>/}) and starts one broker without a peer, as
+     * Open Liberty's embedded default runs one (server-config/liberty/run.sh).
+     */
+    public static ArtemisBroker startSingle(Path workDir, int portOffset) {
+        Path base = workDir.toAbsolutePath().normalize().resolve("artemis-single-" + portOffset);
+        try {
+            PostgresServer.deleteTree(base);
+            Files.createDirectories(base);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not prepare " + base, e);
+        }
+        ArtemisBroker broker = new ArtemisBroker("single", base.resolve("single"), acceptorPort(61619, portOffset),
+                18163 + portOffset);
+        broker.create("single", 0);
+        broker.start();
+        try {
+            broker.awaitLog("AMQ221007", START_TIMEOUT); // Server is now active
+        } catch (RuntimeException e) {
+            broker.close();
+            throw e;
+        }
+        log("Artemis single broker ready: :" + broker.port + " (console :" + broker.consolePort + ")");
+        return broker;
+    }
+
     public String name() {
         return name;
     }
@@ -337,7 +363,9 @@ public final class ArtemisBroker implements AutoCloseable {
         env.put("MAILROOM_ARTEMIS_HOST", "127.0.0.1");
         env.put("MAILROOM_ARTEMIS_PORT", Integer.toString(port));
         env.put("MAILROOM_ARTEMIS_CONSOLE_PORT", Integer.toString(consolePort));
-        env.put("MAILROOM_ARTEMIS_PEER", "tcp://127.0.0.1:" + peerPort);
+        if (peerPort > 0) {
+            env.put("MAILROOM_ARTEMIS_PEER", "tcp://127.0.0.1:" + peerPort);
+        }
         env.put("MAILROOM_ARTEMIS_MEMORY", "384M");
         env.put("MAILROOM_ARTEMIS_CLUSTER_PASSWORD", "it-cluster-pass");
         env.put("MAILROOM_ARTEMIS_ADMIN_USER", ADMIN_USER);
