@@ -38,7 +38,7 @@ class ErasureIT {
         Webhooks.deliver("delivered", prefix + "1", "250 2.0.0 OK for " + address, address);
         Webhooks.deliver("bounced", prefix + "2", "550 5.1.1 <" + address + ">: no such user", address);
         Webhooks.awaitState(prefix + "1", "delivered");
-        Webhooks.awaitState(prefix + "2", "bounced_permanent");
+        Webhooks.awaitState(prefix + "2", "bounced");
         env.jms().sendText("mail.send", "{\"schema_version\": 1, \"message_id\": \"" + prefix + "poison\", \"to\": [\""
                 + address + "\"]}");
         JsonNode deadLetter = Jobs.awaitDeadLetter(env.api(), "mail.send", prefix + "poison", WAIT);
@@ -66,11 +66,11 @@ class ErasureIT {
         assertThat(discarded.path("status").asText()).isEqualTo("discarded");
         JsonNode audit = env.api().getJson("/api/v1/erasures");
         assertThat(audit.toString()).contains("data-protection request").doesNotContainIgnoringCase(stored);
-        assertThat(audit.get(0).path("requestedBy").asText()).isEqualTo("operator");
+        assertThat(audit.get(0).path("requested_by").asText()).isEqualTo("operator");
 
         JsonNode again = env.api().postJson("/api/v1/erasures", "{\"address\": \"" + address
                 + "\", \"reason\": \"asked twice\"}", 200);
-        assertThat(again.path("noOp").asBoolean()).isTrue();
+        assertThat(again.path("no_op").asBoolean()).isTrue();
         assertThat(again.path("counts")).isEqualTo(erased.path("counts"));
 
         // the next job to it: withheld by the suppression the erasure kept as a hash
