@@ -10,7 +10,8 @@ import java.util.logging.Logger;
 
 /**
  * Erases one address: its audit row first ({@code running}), then every table of {@link ErasureTarget#ALL} in
- * batches of {@value #BATCH} rows, one transaction each, then {@code done}. No transaction of its own.
+ * batches of {@value #BATCH} rows ({@value #BINARY_BATCH} of a table with binary columns), one transaction each,
+ * then {@code done}. No transaction of its own.
  *
  * <p>Idempotent and resumable by the address's hash (the address itself is not stored, so only a request naming it
  * can go on): a request that finds its erasure {@code running} (a crash, a timeout) goes through every table again
@@ -22,6 +23,8 @@ public class Erasure {
 
     /** Rows read per transaction at most. */
     static final int BATCH = 500;
+    /** Rows read per transaction at most from a table with binary columns (payloads, bodies, attachments), read whole here. */
+    static final int BINARY_BATCH = 50;
     static final int MAX_REASON = 1000;
     private static final Logger LOG = Logger.getLogger(Erasure.class.getName());
 
@@ -38,7 +41,7 @@ public class Erasure {
         for (ErasureTarget t : ErasureTarget.ALL) {
             ErasureBatch.Page p = new ErasureBatch.Page(null, true);
             while (p.more()) {
-                p = batches.page(sha256, t, a, p.after(), BATCH, actor, why);
+                p = batches.page(sha256, t, a, p.after(), t.bytes().isEmpty() ? BATCH : BINARY_BATCH, actor, why);
             }
         }
         ErasureRecord after = batches.finish(sha256, clock.instant());
