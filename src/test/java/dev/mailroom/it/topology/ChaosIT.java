@@ -479,7 +479,13 @@ class ChaosIT {
         List<String> broken = new ArrayList<>();
         int abandonedBefore = smtp.abandonedCount();
         int[] port = new int[1];
-        double recovery = outage(prefix, ids, RELAY_OUTAGE, () -> port[0] = smtp.stopListening(),
+        // through the relay proxy the relay's going away must reach the senders as it would directly: the proxy's
+        // connections are reset with it, or a final dot written into the proxy's buffer would count as sent
+        double recovery = outage(prefix, ids, RELAY_OUTAGE, () -> {
+                    relayProxy.resetConnections();
+                    port[0] = smtp.stopListening();
+                    relayProxy.resetConnections();
+                },
                 () -> smtp.startListening(port[0]), "the smtp breaker open (GET /api/v1/providers)",
                 ChaosIT::smtpBreakerOpen, broken);
         System.err.printf("[chaos] relay: %d DATA transfers abandoned by the relay's stop%n",
