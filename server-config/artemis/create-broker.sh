@@ -3,11 +3,12 @@
 # Mailroom's configuration over it (broker.properties beside this file, users and roles, console access).
 # Used by the remote-broker tests (it.support.ArtemisBroker), docker/compose.yaml and operators alike.
 #
-#   create-broker.sh <artemis-home> <instance-dir> primary|backup
+#   create-broker.sh <artemis-home> <instance-dir> primary|backup|single
 #
 # A primary and a backup form a replicated pair: the backup copies the primary's journal over the
 # network and takes over when the primary dies; clients (Mailroom's pooled connection factory with
-# ha=true) follow it. Environment (defaults in brackets):
+# ha=true) follow it. A single broker has no peer (Open Liberty's embedded default, server-config/liberty/run.sh).
+# Environment (defaults in brackets):
 #   MAILROOM_ARTEMIS_NAME [primary|backup]        broker name (the MBean key broker="<name>")
 #   MAILROOM_ARTEMIS_HOST [127.0.0.1]             acceptor host, also announced to clients and the peer
 #   MAILROOM_ARTEMIS_PORT [61616]                 acceptor port (core and AMQP 1.0)
@@ -29,10 +30,15 @@ here="$(cd "$(dirname "$0")" && pwd)"
 home="$(cd "$1" && pwd)"
 instance="$2"
 role="${3:?primary or backup}"
-case "$role" in primary|backup) ;; *) echo "role must be primary or backup, not $role" >&2; exit 2 ;; esac
+case "$role" in primary|backup|single) ;; *) echo "role must be primary, backup or single, not $role" >&2; exit 2 ;; esac
 need() { [ -n "${!1:-}" ] || { echo "$1 is required" >&2; exit 2; }; }
-need MAILROOM_ARTEMIS_PEER
-need MAILROOM_ARTEMIS_CLUSTER_PASSWORD
+cluster=()
+if [ "$role" != single ]; then
+  need MAILROOM_ARTEMIS_PEER
+  need MAILROOM_ARTEMIS_CLUSTER_PASSWORD
+  cluster=(--clustered --replicated --cluster-user mailroom-cluster --cluster-password "$MAILROOM_ARTEMIS_CLUSTER_PASSWORD"
+           --staticCluster "$MAILROOM_ARTEMIS_PEER")
+fi
 need MAILROOM_ARTEMIS_ADMIN_PASSWORD
 need MAILROOM_BROKER_PASSWORD
 host="${MAILROOM_ARTEMIS_HOST:-127.0.0.1}"
@@ -47,9 +53,7 @@ backup_flag=()
   --no-amqp-acceptor --no-stomp-acceptor --no-mqtt-acceptor --no-hornetq-acceptor \
   --require-login --role operator \
   --user "${MAILROOM_ARTEMIS_ADMIN_USER:-admin}" --password "$MAILROOM_ARTEMIS_ADMIN_PASSWORD" \
-  --clustered --replicated "${backup_flag[@]}" \
-  --cluster-user mailroom-cluster --cluster-password "$MAILROOM_ARTEMIS_CLUSTER_PASSWORD" \
-  --staticCluster "$MAILROOM_ARTEMIS_PEER" \
+  "${cluster[@]}" "${backup_flag[@]}" \
   --java-memory "${MAILROOM_ARTEMIS_MEMORY:-512M}" >"$instance.create.log" 2>&1 \
   || { cat "$instance.create.log" >&2; exit 1; }
 etc="$instance/etc"

@@ -56,7 +56,7 @@ class ArchitectureTest {
                         "dev.mailroom.job..", "dev.mailroom.send..", "dev.mailroom.provider..",
                         "dev.mailroom.recoverability..", "dev.mailroom.deadletter..", "dev.mailroom.redrive..",
                         "dev.mailroom.alert..", "dev.mailroom.ops..", "dev.mailroom.reconcile..",
-                        "dev.mailroom.suppression..")
+                        "dev.mailroom.suppression..", "dev.mailroom.erasure..")
                 .check(main);
     }
 
@@ -77,7 +77,7 @@ class ArchitectureTest {
         noClasses().that().resideInAnyPackage("dev.mailroom.platform..", "dev.mailroom.recoverability..",
                         "dev.mailroom.provider..", "dev.mailroom.job..", "dev.mailroom.send..",
                         "dev.mailroom.deadletter..", "dev.mailroom.redrive..", "dev.mailroom.reconcile..",
-                        "dev.mailroom.suppression..")
+                        "dev.mailroom.suppression..", "dev.mailroom.erasure..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.mailroom.ops..", "dev.mailroom.alert..")
                 .check(main);
     }
@@ -99,6 +99,59 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage("jakarta.ws.rs..")
                 .because("a status code is the REST adapter's business; core code throws domain exceptions")
                 .check(main);
+    }
+
+    /** Where server-specific code may live: one package per server, behind platform.ServerPlatform. */
+    static final List<String> SERVER_PACKAGES = List.of("dev.mailroom.platform.wildfly", "dev.mailroom.platform.liberty");
+
+    @Test
+    void server_types_are_used_only_in_their_platform_package() {
+        noClasses().that().resideOutsideOfPackages(SERVER_PACKAGES.stream().map(p -> p + "..").toArray(String[]::new))
+                .should().dependOnClassesThat().resideInAnyPackage("org.jboss.as..", "org.wildfly..", "com.ibm..",
+                        "io.openliberty..", "org.jboss.ejb3..")
+                .because("the same WAR runs on WildFly and Open Liberty: what is a server's own sits in its platform package")
+                .check(main);
+    }
+
+    @Test
+    void meters_go_to_the_registry_chosen_for_the_server() {
+        com.tngtech.archunit.lang.syntax.ArchRuleDefinition.fields()
+                .that().haveRawType(io.micrometer.core.instrument.MeterRegistry.class)
+                .and().areAnnotatedWith(jakarta.inject.Inject.class)
+                .should().beAnnotatedWith(dev.mailroom.platform.Meters.class)
+                .because("Open Liberty offers no MeterRegistry bean: platform.MeterRegistries chooses one per server")
+                .check(main);
+    }
+
+    /** How a server's management objects and names are written: its MBean domains, management paths, JNDI space. */
+    static final Pattern SERVER_NAMES = Pattern.compile("jboss\\.as:|WebSphere:|/subsystem=|java:jboss/|java:/jms/");
+
+    @Test
+    void server_management_names_are_written_only_in_their_platform_package() throws IOException {
+        assertThat(serverNamesOutsideTheirPackages(Path.of("src/main/java"))).isEmpty();
+    }
+
+    @Test
+    void the_server_names_check_finds_a_name_written_elsewhere() throws IOException {
+        Path root = Files.createTempDirectory("arch");
+        Path elsewhere = Files.createDirectories(root.resolve("dev/mailroom/send"));
+        Files.writeString(elsewhere.resolve("X.java"), "class X { String n = \"jboss.as:subsystem=ejb3\"; }");
+        Path own = Files.createDirectories(root.resolve("dev/mailroom/platform/liberty"));
+        Files.writeString(own.resolve("Y.java"), "class Y { String n = \"WebSphere:feature=kernel\"; }");
+        assertThat(serverNamesOutsideTheirPackages(root)).containsExactly(elsewhere.resolve("X.java"));
+    }
+
+    private static List<Path> serverNamesOutsideTheirPackages(Path sources) throws IOException {
+        List<Path> allowed = SERVER_PACKAGES.stream().map(p -> sources.resolve(p.replace('.', '/'))).toList();
+        try (Stream<Path> files = Files.walk(sources)) {
+            List<Path> out = new ArrayList<>();
+            for (Path f : files.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
+                if (allowed.stream().noneMatch(f::startsWith) && SERVER_NAMES.matcher(Files.readString(f)).find()) {
+                    out.add(f);
+                }
+            }
+            return out;
+        }
     }
 
     @Test

@@ -56,7 +56,8 @@ public final class JmsMailroomClient implements MailroomClient {
 
     /**
      * This client sending to {@code queue} the jobs that name none: a destination looked up by the container, e.g.
-     * WildFly's {@code java:/jms/queue/mail.send}, whose connection factories map a bare name to a prefixed one.
+     * the queue the application server binds for {@code mail.send} (docs/production.md), whose connection factories
+     * map a bare name to a prefixed one.
      */
     public JmsMailroomClient toQueue(Queue queue) {
         return new JmsMailroomClient(factory, context, Objects.requireNonNull(queue, "queue"), null, traceparents,

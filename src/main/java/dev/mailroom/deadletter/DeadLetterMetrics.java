@@ -1,6 +1,7 @@
 package dev.mailroom.deadletter;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import dev.mailroom.platform.Meters;
 import io.micrometer.core.instrument.Tags;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -27,6 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 public class DeadLetterMetrics {
 
     @Inject
+    @Meters
     MeterRegistry registry;
 
     /** A snapshot and the gauge values derived from it, published together. */

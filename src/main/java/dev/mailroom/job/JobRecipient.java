@@ -72,6 +72,25 @@ public class JobRecipient {
         return a.length() <= 320 ? a : a.substring(0, 320);
     }
 
+    /**
+     * The one-way form of a normalised address an erasure leaves in the suppression list: {@code sha256:} and the
+     * hex SHA-256 of its UTF-8 bytes. The suppression step looks a recipient up by it too, so an erased address
+     * stays suppressed without being stored.
+     */
+    public static String hashed(String normalisedAddress) {
+        return "sha256:" + sha256(normalisedAddress);
+    }
+
+    /** Hex SHA-256 of {@code text}'s UTF-8 bytes. */
+    public static String sha256(String text) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
     public Long getJobId() { return jobId; }
     public Integer getPosition() { return position; }
     public String getKind() { return kind; }

@@ -2,6 +2,7 @@ package dev.mailroom.job;
 
 import dev.mailroom.platform.lease.LeasedWork;
 import io.micrometer.core.instrument.MeterRegistry;
+import dev.mailroom.platform.Meters;
 import jakarta.annotation.PostConstruct;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
@@ -47,6 +48,7 @@ public class JobRetention implements LeasedWork {
     @Inject
     Clock clock;
     @Inject
+    @Meters
     MeterRegistry meters;
 
     /** Seconds since the oldest finished job last changed (0 when there is none), as of the last tick. */

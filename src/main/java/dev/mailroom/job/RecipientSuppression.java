@@ -41,7 +41,11 @@ final class RecipientSuppression {
         if (recipients.isEmpty()) {
             return new SuppressionFacts(List.of());
         }
-        List<String> keys = recipients.stream().map(r -> suppressionKey(j.getTenant(), r.getAddress())).distinct().toList();
+        // an erased address is on the list as its hash only: looked up both ways
+        List<String> keys = recipients.stream()
+                .flatMap(r -> java.util.stream.Stream.of(suppressionKey(j.getTenant(), r.getAddress()),
+                        suppressionKey(j.getTenant(), JobRecipient.hashed(r.getAddress()))))
+                .distinct().toList();
         Map<String, SuppressionFacts.Match> active = new HashMap<>();
         @SuppressWarnings("unchecked")
         List<Object[]> rows = onTables(em,
@@ -54,9 +58,14 @@ final class RecipientSuppression {
                     instant(row[3]), (String) row[4]));
         }
         return new SuppressionFacts(recipients.stream()
-                .map(r -> new SuppressionFacts.Recipient(r.getPosition(), r.getAddress(), active.get(r.getAddress()),
+                .map(r -> new SuppressionFacts.Recipient(r.getPosition(), r.getAddress(), match(active, r.getAddress()),
                         SUPPRESSED.equals(r.getDeliveryState())))
                 .toList());
+    }
+
+    private static SuppressionFacts.Match match(Map<String, SuppressionFacts.Match> active, String address) {
+        SuppressionFacts.Match plain = active.get(address);
+        return plain != null ? plain : active.get(JobRecipient.hashed(address));
     }
 
     /** Records each newly withheld recipient: its delivery state and, on the job's timeline, which suppression. */

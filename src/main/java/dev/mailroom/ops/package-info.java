@@ -4,6 +4,6 @@
  * and its pure rules). Sub-packages never import each other.
  *
  * <p>May use: platform, job, provider, recoverability, deadletter, suppression, reconcile, redrive, stopline, send,
- * alert.
+ * alert, erasure.
  */
 package dev.mailroom.ops;

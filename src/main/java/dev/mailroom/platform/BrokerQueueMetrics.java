@@ -22,6 +22,7 @@ public class BrokerQueueMetrics {
     private static final Logger LOG = Logger.getLogger(BrokerQueueMetrics.class.getName());
 
     @Inject
+    @Meters
     MeterRegistry registry;
     @Inject
     BrokerQueues broker;

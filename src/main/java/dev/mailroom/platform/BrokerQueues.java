@@ -2,7 +2,7 @@ package dev.mailroom.platform;
 
 /**
  * Queue figures (depth, in flight, scheduled, consumers) of the broker Mailroom consumes from, whichever it is:
- * the broker embedded in WildFly ({@link EmbeddedBrokerQueues}, the default) or a remote Artemis pair
+ * the broker embedded in WildFly ({@code platform.wildfly.EmbeddedBrokerQueues}, the default there) or a remote Artemis pair
  * ({@link RemoteBrokerQueues}, through Artemis's own management API). {@link BrokerQueuesProducer} picks one.
  * Everything else Mailroom does with the broker goes through JMS (the server's default connection factory) or
  * the MDBs' delivery switch ({@link ConsumerControl}), which work the same against both.

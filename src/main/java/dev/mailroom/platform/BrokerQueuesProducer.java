@@ -12,7 +12,8 @@ import jakarta.inject.Inject;
 /**
  * Which {@link BrokerQueues} this node uses: the remote broker's management API when
  * {@code MAILROOM_BROKER_CONSOLE_URLS} names its consoles (the production topology, where
- * {@code MAILROOM_BROKER_URL} configured the server for a remote Artemis), else the embedded broker.
+ * {@code MAILROOM_BROKER_URL} configured the server for a remote Artemis), else the server's embedded broker
+ * ({@link ServerPlatform#embeddedBroker()}; WildFly's).
  */
 @ApplicationScoped
 public class BrokerQueuesProducer {
@@ -41,12 +42,16 @@ public class BrokerQueuesProducer {
     @ConfigProperty(name = "mailroom.broker.password")
     Optional<String> brokerPassword;
 
+    @Inject
+    ServerPlatform platform;
+
     @Produces
     @ApplicationScoped
     BrokerQueues brokerQueues() {
         List<String> urls = consoleUrls.orElse(List.of()).stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
         if (urls.isEmpty()) {
-            return new EmbeddedBrokerQueues();
+            return platform.embeddedBroker().orElseThrow(() -> new IllegalStateException(platform.name()
+                    + " has no broker of its own: MAILROOM_BROKER_CONSOLE_URLS must name the broker's consoles"));
         }
         LOG.info(() -> "broker figures from the remote broker consoles " + urls);
         return new RemoteBrokerQueues(urls.stream().map(URI::create).toList(), managementUser.orElse(brokerUser),

@@ -27,7 +27,7 @@ public class HealthProbes {
     private static final Logger LOG = Logger.getLogger(HealthProbes.class.getName());
     public static final String UP = "UP";
 
-    @Resource(lookup = "java:jboss/datasources/MailroomDS")
+    @Resource(lookup = "java:comp/DefaultDataSource")
     DataSource dataSource;
     @Inject
     BrokerQueues broker;

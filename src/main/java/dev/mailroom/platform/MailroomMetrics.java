@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public class MailroomMetrics {
 
     @Inject
+    @Meters
     MeterRegistry registry;
 
     @Resource

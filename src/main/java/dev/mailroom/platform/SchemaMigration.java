@@ -25,13 +25,15 @@ public class SchemaMigration {
 
     private static final Logger LOG = Logger.getLogger(SchemaMigration.class.getName());
 
-    @Resource(lookup = "java:jboss/datasources/MailroomDS")
+    @Resource(lookup = "java:comp/DefaultDataSource")
     DataSource dataSource;
 
     @PostConstruct
     void migrate() {
         var result = Flyway.configure(SchemaMigration.class.getClassLoader())
                 .dataSource(dataSource)
+                // db/migration/flyway.location, an empty file, is how Flyway finds a classpath location on Open
+                // Liberty, whose class loader does not list a directory's entries
                 .locations("classpath:db/migration")
                 // version numbers are handed out per piece of work and land in any order (V11 and V12 shipped
                 // before V8–V10): a database already past a number still gets the lower one when it arrives

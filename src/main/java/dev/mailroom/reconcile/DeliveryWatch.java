@@ -6,6 +6,7 @@ import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.settings.CheckedAtBoot;
 import dev.mailroom.platform.settings.SettingsReader;
 import io.micrometer.core.instrument.MeterRegistry;
+import dev.mailroom.platform.Meters;
 import io.micrometer.core.instrument.Tags;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -51,6 +52,7 @@ public class DeliveryWatch implements CheckedAtBoot {
     @Inject
     JobLedger ledger;
     @Inject
+    @Meters
     MeterRegistry meters;
     @Inject
     Config config;

@@ -6,6 +6,7 @@ import dev.mailroom.job.JobState;
 import dev.mailroom.job.MailJob;
 import dev.mailroom.suppression.SuppressionReason;
 import io.micrometer.core.instrument.MeterRegistry;
+import dev.mailroom.platform.Meters;
 import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -55,6 +56,7 @@ public class ReconcileBatch {
     @Inject
     JobLedger ledger;
     @Inject
+    @Meters
     MeterRegistry meters;
     @Inject
     dev.mailroom.suppression.SuppressionList suppressions;

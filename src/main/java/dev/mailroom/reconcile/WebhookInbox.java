@@ -1,6 +1,7 @@
 package dev.mailroom.reconcile;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import dev.mailroom.platform.Meters;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -29,6 +30,7 @@ public class WebhookInbox implements dev.mailroom.platform.settings.CheckedAtBoo
     @Inject
     Clock clock;
     @Inject
+    @Meters
     MeterRegistry meters;
     @Inject
     Config config;

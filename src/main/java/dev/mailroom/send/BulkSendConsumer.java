@@ -10,9 +10,7 @@ import jakarta.ejb.TransactionAttributeType;
  * policy and consumer count, so a bulk backlog never delays a password reset.
  */
 @MessageDriven(activationConfig = {
-        @ActivationConfigProperty(propertyName = "destinationLookup", propertyValue = "java:/jms/queue/mail.send.bulk"),
-        @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue"),
-        @ActivationConfigProperty(propertyName = "maxSession", propertyValue = "${env.MAILROOM_BULK_CONSUMERS:2}")
+        @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue")
 })
 @TransactionAttribute(TransactionAttributeType.REQUIRED)
 public class BulkSendConsumer extends SendQueueConsumer {

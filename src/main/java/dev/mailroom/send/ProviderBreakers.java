@@ -10,6 +10,7 @@ import dev.mailroom.recoverability.FailureClass;
 import dev.mailroom.recoverability.ProviderRouting;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.MeterRegistry;
+import dev.mailroom.platform.Meters;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
@@ -84,6 +85,7 @@ public class ProviderBreakers implements dev.mailroom.platform.settings.CheckedA
     @Inject
     Event<BreakerStateChanged> changes;
     @Inject
+    @Meters
     MeterRegistry meters;
     /**
      * A job that waits for a breaker comes back at a random point up to this long after the breaker

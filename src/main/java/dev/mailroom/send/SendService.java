@@ -1,29 +1,18 @@
 package dev.mailroom.send;
 
 import dev.mailroom.attachment.Attachments;
-import dev.mailroom.contract.AttachmentRule;
-import dev.mailroom.contract.UnsubscribeRule;
 import dev.mailroom.job.Begin;
 import dev.mailroom.job.Incoming;
 import dev.mailroom.job.JobLedger;
-import dev.mailroom.job.JobParser;
 import dev.mailroom.job.JobState;
-import dev.mailroom.job.ParseResult;
 import dev.mailroom.job.RenderedContent;
 import dev.mailroom.job.SendJob;
-import dev.mailroom.job.TemplateException;
-import dev.mailroom.job.TemplateRenderer;
-import dev.mailroom.job.UnsubscribeRequirement;
 
-import dev.mailroom.deadletter.DeadLetterRecorder;
 import dev.mailroom.platform.MailroomMetrics;
 import dev.mailroom.provider.MailProvider;
 import dev.mailroom.provider.OutboundMail;
 import dev.mailroom.provider.ProviderCalls;
 import dev.mailroom.provider.ProviderResponse;
-import dev.mailroom.recoverability.Admission;
-import dev.mailroom.recoverability.AdmissionFacts;
-import dev.mailroom.recoverability.AdmissionPolicy;
 import dev.mailroom.recoverability.AimdRateLimiter;
 import dev.mailroom.recoverability.ProviderTraits;
 import dev.mailroom.recoverability.Failure;
@@ -45,7 +34,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.logging.Logger;
 
 /**
- * The send path for one delivery of one message: parse, render, admit (the pure {@link AdmissionPolicy},
+ * The send path for one delivery of one message: past the door ({@link SendDoor}: parsed, checked, rendered), admit
+ * (the pure {@code AdmissionPolicy},
  * through the ledger, which gathers its facts and records its decision), call the provider, and on a
  * failure classify it, decide (the pure {@link RecoverabilityPolicy}) and carry the decision out. Runs
  * inside the delivery's JTA transaction; every way out acknowledges the delivery with its outcome
@@ -63,17 +53,11 @@ public class SendService {
     static final Duration FAILOVER_DELAY = Duration.ofMillis(50);
 
     @Inject
-    JobParser parser;
-    @Inject
-    TemplateRenderer renderer;
-    @Inject
-    UnsubscribeRequirement unsubscribe;
+    SendDoor door;
     @Inject
     Attachments attachments;
     @Inject
     JobLedger ledger;
-    @Inject
-    DeadLetterRecorder deadLetters;
     @Inject
     ProviderBreakers breakers;
     @Inject
@@ -98,7 +82,7 @@ public class SendService {
     ScheduledSends scheduled;
 
     public void handle(Incoming in) {
-        Optional<Prepared> prepared = prepare(in);
+        Optional<SendDoor.Prepared> prepared = door.prepare(in);
         if (prepared.isEmpty()) {
             return;
         }
@@ -142,10 +126,6 @@ public class SendService {
         }
     }
 
-    /** A parsed, rendered job; empty when it is poison (dead-lettered here). */
-    private record Prepared(SendJob job, RenderedContent content) {
-    }
-
     /** One admitted delivery: the provider it goes to and the ledger's steps its plan gives it. */
     private record Delivery(Incoming in, ProviderBreakers.Choice choice, LedgerSteps steps, Begin.Proceed proceed) {
         MailProvider provider() {
@@ -160,34 +140,6 @@ public class SendService {
     /** What the provider call came to: an answer, or our own code's failure, or a redelivery that took over. */
     private record Call(ProviderResponse response, RuntimeException bug, boolean passedPointOfNoReturn,
                         boolean superseded) {
-    }
-
-    private Optional<Prepared> prepare(Incoming in) {
-        ParseResult parsed = parser.parse(in.body());
-        if (parsed instanceof ParseResult.Rejected rejected) {
-            poison(in, rejected);
-            return Optional.empty();
-        }
-        SendJob job = ((ParseResult.Parsed) parsed).job();
-        if (unsubscribe.decide(in.queue(), job) instanceof UnsubscribeRule.Refused refused) {
-            poison(in, new ParseResult.Rejected(refused.reason(), refused.violation(), job.messageId()));
-            return Optional.empty();
-        }
-        if (attachments.admit(job.attachments()) instanceof AttachmentRule.Refused refused) {
-            poison(in, new ParseResult.Rejected(refused.reason(), refused.violation(), job.messageId()));
-            return Optional.empty();
-        }
-        Optional<ParseResult.Rejected> sendTime = scheduled.refusal(job);
-        if (sendTime.isPresent()) {
-            poison(in, sendTime.get());
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(new Prepared(job, renderer.render(job)));
-        } catch (TemplateException e) {
-            poison(in, new ParseResult.Rejected(e.reason(), e.getMessage(), job.messageId()));
-            return Optional.empty();
-        }
     }
 
     /** Paces to the provider's rate, then the claim; empty when the delivery ends there (its outcome recorded). */
@@ -314,16 +266,6 @@ public class SendService {
         LOG.warning(() -> "job " + job.messageId() + ": a redelivery of JMS message " + in.jmsMessageId()
                 + " took over this attempt before its point of no return; this delivery stops without sending");
         metrics.outcome(in.queue(), "superseded_by_redelivery");
-    }
-
-    /** The job itself is wrong: admission's first row, carried out by the dead-letter recorder. */
-    private void poison(Incoming in, ParseResult.Rejected rejected) {
-        Admission admission = AdmissionPolicy.decide(AdmissionFacts.rejected(rejected.reason().name(), rejected.detail()));
-        if (!(admission instanceof Admission.Poison)) {
-            throw new IllegalStateException("a rejected job must be poison, not " + admission);
-        }
-        deadLetters.poison(in, rejected);
-        metrics.outcome(in.queue(), JobState.dead_lettered.name());
     }
 
     /** The suppression metrics of an admission: each recipient newly withheld, by reason; a job skipped altogether. */

@@ -2,6 +2,7 @@ package dev.mailroom.stopline;
 
 import dev.mailroom.platform.MailroomConfig;
 import io.micrometer.core.instrument.MeterRegistry;
+import dev.mailroom.platform.Meters;
 import io.micrometer.core.instrument.Tags;
 import jakarta.annotation.PostConstruct;
 import jakarta.ejb.Singleton;
@@ -21,6 +22,7 @@ import java.util.function.Function;
 public class LineMetrics {
 
     @Inject
+    @Meters
     MeterRegistry registry;
     @Inject
     MailroomConfig config;

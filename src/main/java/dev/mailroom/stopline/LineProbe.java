@@ -42,7 +42,7 @@ public class LineProbe {
 
     @Resource
     TimerService timers;
-    @Resource(lookup = "java:jboss/datasources/MailroomDS")
+    @Resource(lookup = "java:comp/DefaultDataSource")
     DataSource dataSource;
     @Inject
     MailroomConfig config;

@@ -5,6 +5,7 @@ import dev.mailroom.job.JobRecipient;
 import dev.mailroom.job.MailJob;
 import dev.mailroom.platform.Refused;
 import io.micrometer.core.instrument.MeterRegistry;
+import dev.mailroom.platform.Meters;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -42,6 +43,7 @@ public class SuppressionList {
     @Inject
     Clock clock;
     @Inject
+    @Meters
     MeterRegistry meters;
 
     /** One entry as the API shows it; {@code causeMessageId} is the message_id of the job that caused it. */

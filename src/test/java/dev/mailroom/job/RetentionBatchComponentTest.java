@@ -7,7 +7,7 @@ import dev.mailroom.platform.lease.Leases;
 import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.recoverability.ProviderTraits;
 import dev.mailroom.testsupport.ComponentDatabase;
-import dev.mailroom.testsupport.SchemaSearch;
+import dev.mailroom.ops.testing.SchemaSearch;
 import java.nio.charset.StandardCharsets;
 import java.sql.Timestamp;
 import java.time.Clock;

@@ -30,6 +30,7 @@ import dev.mailroom.recoverability.RecoverabilityComponents;
 import dev.mailroom.testsupport.ComponentDatabase;
 import dev.mailroom.testsupport.SystemProperties;
 import dev.mailroom.testsupport.TestTransactions;
+import dev.mailroom.platform.Meters;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.smallrye.config.inject.ConfigExtension;
@@ -190,6 +191,7 @@ class SendServiceCdiTest {
 
         @Produces
         @Singleton
+        @Meters
         MeterRegistry registry() {
             return new SimpleMeterRegistry();
         }
@@ -238,7 +240,7 @@ class SendServiceCdiTest {
                 .disableDiscovery()
                 .addExtension(new ConfigExtension())
                 .addServices(new TestTransactions.Jpa())
-                .addBeanClasses(SendService.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
+                .addBeanClasses(SendService.class, SendDoor.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
                         RecoverabilityComponents.class, ProviderCalls.class, MailroomMetrics.class, ScheduledSends.class,
                         ProviderRegistry.class, ProviderBreakers.class, SandboxProvider.class, StandIns.class,
                         dev.mailroom.attachment.Attachments.class)
@@ -789,7 +791,7 @@ class SendServiceCdiTest {
             assertThat(HANDED).as("the provider was not called").isEmpty();
             assertThat(ANSWERS).as("nor did the stop-the-line hear of it").isEmpty();
             assertThat(COPIES).hasSize(1);
-            MeterRegistry registry = cdi.select(MeterRegistry.class).get();
+            MeterRegistry registry = cdi.select(MeterRegistry.class, new Meters.Literal()).get();
             assertThat(registry.find("mailroom.attachment.fetch.failures").tag("class", "transient").counter())
                     .isNotNull().satisfies(c -> assertThat(c.count()).isEqualTo(1.0));
             assertThat(registry.find("mailroom.attempts").counters()).as("no provider attempt counted").isEmpty();

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class ScheduledSendIT {
 
     private static final String QUEUE = "mail.send";
-    /** The bound: a job is sent within 2 s after its send time. */
+    /** How late a scheduled job may go out: within 2 s after its send time. */
     private static final Duration ON_TIME = Duration.ofSeconds(2);
 
     private static String job(String messageId, Instant sendAt) {

@@ -221,6 +221,8 @@ class AccessRulesTest {
         "/api/v1/dead-letters/{id}/discard    | POST   | mailroom-operator",
         "/api/v1/queues/{queue}/pause         | POST   | mailroom-operator",
         "/api/v1/suppressions/{address}       | DELETE | mailroom-operator",
+        "/api/v1/erasures                     | POST   | mailroom-operator",
+        "/api/v1/erasures                     | GET    | mailroom-viewer mailroom-operator",
         "/api/v1/sandbox/outbox               | GET    | mailroom-operator",
         "/api/v1/health                       | GET    | ''",
         "/api/v1/health/ready                 | GET    | ''",

@@ -1,4 +1,6 @@
-package dev.mailroom.platform;
+package dev.mailroom.platform.wildfly;
+
+import dev.mailroom.platform.BrokerQueues;
 
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.mailroom.testsupport;
+package dev.mailroom.ops.testing;
 
 import jakarta.persistence.EntityManager;
 import java.nio.charset.StandardCharsets;
@@ -11,7 +11,8 @@ import java.util.TreeMap;
  * Where a piece of text (an address, a subject) is stored, found by reading the schema rather than a hand list of
  * tables: every text and binary column of every table of the schema (H2 or PostgreSQL), searched case-insensitively.
  * A table a later migration adds is searched without anyone remembering to. For tests on small databases: binary
- * columns are read whole and searched here (one way for both databases, whatever bytes they hold).
+ * columns are read whole and searched here (one way for both databases, whatever bytes they hold). Component tests
+ * call it on their own database; the integration tests through {@link TestingSchemaSearchResource}.
  */
 public final class SchemaSearch {
 

@@ -1,4 +1,4 @@
-package dev.mailroom.platform;
+package dev.mailroom.platform.wildfly;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,9 +11,9 @@ import java.util.TreeMap;
  * server reports it ({@code destinationLookup} {@code java:/jms/queue/<queue>}, or a plain {@code destination}),
  * so adding a send queue and its MDB needs no table to keep in step. Pure: no server access.
  */
-public final class ConsumerMap {
+final class ConsumerMap {
 
-    /** Where server-config binds the send queues (see send.Destinations). */
+    /** Where server-config/wildfly binds the send queues (see WildFlyPlatform.queueJndiName). */
     static final String QUEUE_JNDI_MARKER = "jms/queue/";
 
     private ConsumerMap() {

@@ -1,4 +1,4 @@
-package dev.mailroom.platform;
+package dev.mailroom.platform.wildfly;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
