@@ -76,6 +76,22 @@ public final class TcpFaultProxy implements AutoCloseable {
         log(on ? "blackhole: forwarding stopped, connections left open" : "blackhole lifted: forwarding again");
     }
 
+    /**
+     * Resets every connection open through the proxy (RST, not an orderly close), as a server that goes away does to
+     * its clients: a client's next write fails, instead of landing in the proxy's buffer for a server that is gone.
+     */
+    public void resetConnections() {
+        for (Socket s : sockets) {
+            try {
+                s.setSoLinger(true, 0);
+            } catch (IOException e) {
+                // already closed
+            }
+            closeQuietly(s);
+        }
+        log("connections reset");
+    }
+
     /** Connections open through the proxy now. */
     public int connections() {
         return (int) sockets.stream().filter(s -> !s.isClosed()).count() / 2;

@@ -96,6 +96,18 @@ class TcpFaultProxyTest {
         }
     }
 
+    /** A reset: the client's read fails at once with the reset, not an orderly end a write could still follow. */
+    @Test
+    void aResetIsSeenByTheClientAsAReset() throws IOException {
+        try (Socket s = connect()) {
+            assertThat(roundTrip(s, "before")).isEqualTo("before");
+            proxy.resetConnections();
+            assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(java.net.SocketException.class)
+                    .hasMessageContaining("reset");
+            assertThat(proxy.connections()).isZero();
+        }
+    }
+
     @Test
     void aServerThatRefusesIsAConnectionClosedAtOnce() throws IOException {
         int port = echo.getLocalPort();

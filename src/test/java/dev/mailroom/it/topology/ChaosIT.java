@@ -63,7 +63,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  *
  * <p>Sizes are system properties (pom properties {@code chaos.*}): the pom's defaults are the CI sizes that
  * {@code mvn verify} runs (kill -9 x3 during 1,500 jobs, 1,000 poison among 150 good, 1,000 fuzzed, PostgreSQL down
- * 60 s and the relay down 60 s under 500 jobs each, a 100-job redrive, the broker fail-over and back under 500 jobs);
+ * 60 s and the relay down 60 s under 500 jobs each, a 100-job redrive, the broker fail-over and back under 500 jobs;
+ * then each in a class of its own: a node frozen past its leases, the database slow and hung, the relay hung, the clock
+ * steps; one of them alone: {@code -Dit.test='ChaosIT#theRelayHangingUnderLoad'});
  * {@code bash chaos/run.sh} runs the full sizes (Maven profile {@code chaos-full}). The poison flood runs beside
  * the kill -9 run (its own queue, its own report line): the kills are bound by boot times, the flood by the
  * consumers, so together they cost the time of one. The broker scenario fails over to the backup and back again, so
@@ -477,7 +479,13 @@ class ChaosIT {
         List<String> broken = new ArrayList<>();
         int abandonedBefore = smtp.abandonedCount();
         int[] port = new int[1];
-        double recovery = outage(prefix, ids, RELAY_OUTAGE, () -> port[0] = smtp.stopListening(),
+        // through the relay proxy the relay's going away must reach the senders as it would directly: the proxy's
+        // connections are reset with it, or a final dot written into the proxy's buffer would count as sent
+        double recovery = outage(prefix, ids, RELAY_OUTAGE, () -> {
+                    relayProxy.resetConnections();
+                    port[0] = smtp.stopListening();
+                    relayProxy.resetConnections();
+                },
                 () -> smtp.startListening(port[0]), "the smtp breaker open (GET /api/v1/providers)",
                 ChaosIT::smtpBreakerOpen, broken);
         System.err.printf("[chaos] relay: %d DATA transfers abandoned by the relay's stop%n",
