@@ -759,10 +759,14 @@ class ChaosIT {
      * the primary is started again on its own instance, copies the journal back from the backup and takes over
      * again (fail-back), the backup going back to being its replica. Every job is counted as in every scenario;
      * mails after the fail-back went through the primary (the backup is passive again), whose send queue shows the
-     * nodes' consumers. The pair is whole again afterwards, so the scenarios after this one run on it as before.
+     * nodes' consumers. The pair is whole again afterwards.
+     *
+     * <p>Last of all: its fail-back leaves some of a node's one-phase commits to the broker's 300 s transaction
+     * timeout (AMQ222103, a defect not fixed yet: chaos/README.md), which would otherwise break the check of whichever
+     * outage scenario runs when it comes round. {@link #scenarioEnded} still prints it for this one.
      */
     @Test
-    @Order(7)
+    @Order(100)
     void thePrimaryBrokerKilledUnderLoadFailsOverToTheBackupAndBack() throws Exception {
         String prefix = Jobs.runPrefix("chaos-broker");
         List<String> ids = Jobs.ids(prefix, LOAD);
