@@ -71,13 +71,31 @@ public final class DatabaseFailures {
      * is thrown as it came.
      */
     public static void rerunDeadlockVictims(int attempts, Runnable transaction) {
+        rerun(attempts, java.time.Duration.ZERO, DatabaseFailures::isDeadlockVictim, transaction);
+    }
+
+    /**
+     * Runs {@code transaction} (a whole transaction of its own) and, after {@code pause}, again, up to
+     * {@code attempts} times in all, while it fails as {@code didNothing} says a rolled-back run of it fails. Anything
+     * else, and the last failure, is thrown as it came.
+     */
+    public static void rerun(int attempts, java.time.Duration pause, java.util.function.Predicate<RuntimeException> didNothing,
+                             Runnable transaction) {
         for (int attempt = 1; ; attempt++) {
             try {
                 transaction.run();
                 return;
             } catch (RuntimeException e) {
-                if (attempt >= attempts || !isDeadlockVictim(e)) {
+                if (attempt >= attempts || !didNothing.test(e)) {
                     throw e;
+                }
+            }
+            if (!pause.isZero()) {
+                try {
+                    Thread.sleep(pause.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted between two runs of a transaction", e);
                 }
             }
         }

@@ -89,6 +89,18 @@ public class RedriveRunner {
         }
     }
 
+    /**
+     * Publishes one entry. A publish is one transaction over the broker and the database: as a deadlock's victim (two
+     * runs changing the same dead-letter count rows), or failed on the database's connection, it sent nothing, and
+     * runs again rather than stop the run (an entry published meanwhile is not published twice).
+     */
+    private void publish(String id, long entry, String actor) {
+        DatabaseFailures.rerun(Redrives.PUBLISH_ATTEMPTS, Redrives.PUBLISH_PAUSE,
+                f -> DatabaseFailures.isDeadlockVictim(f) || DatabaseFailures.isConnectionFailure(f)
+                        || f instanceof RedriveSteps.EntryNotRead,
+                () -> steps.publish(id, entry, actor, node()));
+    }
+
     /** Publishes the phase's pending entries on a fixed schedule; returns why it stopped, or null. */
     private String phase(String id, String name, double rate, String actor, List<RedriveRecord.Phase> phases,
                          Map<Long, RedriveRules.Observed> settled)
@@ -109,10 +121,7 @@ public class RedriveRunner {
                 stop = "abandoned";
                 break;
             }
-            // a publish is one transaction over the broker and the database: as a deadlock's victim (two runs
-            // changing the same dead-letter count rows) it sent nothing, and runs again rather than stop the run
-            long entry = pending.get(i);
-            DatabaseFailures.rerunDeadlockVictims(Redrives.DEADLOCK_ATTEMPTS, () -> steps.publish(id, entry, actor, node()));
+            publish(id, pending.get(i), actor);
             if (!clock.instant().isBefore(nextCheck)) {
                 stop = stopWhilePublishing(id, name, settled);
                 nextCheck = clock.instant().plus(CHECK_EVERY);

@@ -110,7 +110,7 @@ public class RedriveSteps {
         if (!(carrier(em.find(Redrive.class, redriveId), node) instanceof RedriveRules.Carrier.Here)) {
             return; // taken over by another node (or ended) while this node's runner was stopped: not its entry now
         }
-        RedriveEntry e = em.find(RedriveEntry.class, entryId, LockModeType.PESSIMISTIC_WRITE);
+        RedriveEntry e = lockedEntry(entryId);
         if (e.outcomeValue() != RedriveEntry.Outcome.pending) {
             return; // done before a crash, or by a resumed run: never twice
         }
@@ -347,5 +347,27 @@ public class RedriveSteps {
     int latestRevision(long deadLetterId) {
         DeadLetterRevision r = latest(deadLetterId);
         return r == null ? 0 : r.getRevision();
+    }
+
+    /**
+     * The entry, locked for this transaction. Nothing deletes a running run's entries: Hibernate answers null for a
+     * find whose statement failed in a transaction already marked for rollback (the connection gave up, e.g. while it
+     * waited on a row lock a stopped node held), so null is that failure.
+     */
+    private RedriveEntry lockedEntry(long entryId) {
+        RedriveEntry e = em.find(RedriveEntry.class, entryId, LockModeType.PESSIMISTIC_WRITE);
+        if (e == null) {
+            throw new EntryNotRead(entryId);
+        }
+        return e;
+    }
+
+    /** A publish could not read its entry: its transaction failed on the database and sent nothing. */
+    public static final class EntryNotRead extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        EntryNotRead(long entryId) {
+            super("redrive entry " + entryId + " could not be read: its transaction failed on the database");
+        }
     }
 }

@@ -27,6 +27,13 @@ public class Redrives implements CheckedAtBoot {
 
     /** How often a claim or a publish runs in all while the database picks it as a deadlock's victim. */
     static final int DEADLOCK_ATTEMPTS = 3;
+    /**
+     * How often a publish runs in all while its transaction fails on the database and so sent nothing: a connection
+     * failure, or a read cut by the socket timeout while it waited on a row lock a stopped node still held (the frozen
+     * node of chaos/README.md held one 24 s), with {@link #PUBLISH_PAUSE} between them.
+     */
+    static final int PUBLISH_ATTEMPTS = 5;
+    static final java.time.Duration PUBLISH_PAUSE = java.time.Duration.ofSeconds(2);
 
     @Inject
     DeadLetterQueries deadLetters;

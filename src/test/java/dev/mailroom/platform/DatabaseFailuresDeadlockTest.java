@@ -62,4 +62,24 @@ class DatabaseFailuresDeadlockTest {
         })).isSameAs(constraint);
         assertThat(runs).hasValue(1);
     }
+
+    @Test
+    void aTransactionThatFailedOnTheConnectionRunsAgainWhenTheCallerSaysSoAndNothingElseDoes() {
+        AtomicInteger runs = new AtomicInteger();
+        RuntimeException cut = failure("08006");
+        DatabaseFailures.rerun(4, java.time.Duration.ofMillis(1), DatabaseFailures::isConnectionFailure, () -> {
+            if (runs.incrementAndGet() < 3) {
+                throw cut;
+            }
+        });
+        assertThat(runs).hasValue(3);
+
+        AtomicInteger once = new AtomicInteger();
+        assertThatThrownBy(() -> DatabaseFailures.rerun(4, java.time.Duration.ofMillis(1), DatabaseFailures::isDeadlockVictim,
+                () -> {
+                    once.incrementAndGet();
+                    throw cut;
+                })).isSameAs(cut);
+        assertThat(once).hasValue(1);
+    }
 }
