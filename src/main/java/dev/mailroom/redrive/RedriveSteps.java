@@ -169,7 +169,7 @@ public class RedriveSteps {
     /** Discards one entry of a discard plan, if it is still open and as planned. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void discard(String redriveId, long entryId, String actor, String why) {
-        RedriveEntry e = em.find(RedriveEntry.class, entryId, LockModeType.PESSIMISTIC_WRITE);
+        RedriveEntry e = lockedEntry(entryId);
         if (e.outcomeValue() != RedriveEntry.Outcome.pending) {
             return;
         }
@@ -362,7 +362,7 @@ public class RedriveSteps {
         return e;
     }
 
-    /** A publish could not read its entry: its transaction failed on the database and sent nothing. */
+    /** A step could not read its entry: its transaction failed on the database and changed nothing. */
     public static final class EntryNotRead extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
