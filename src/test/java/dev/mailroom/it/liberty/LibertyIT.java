@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mailroom.it.support.ApiClient;
+import dev.mailroom.it.support.ConsoleBrowser;
 import dev.mailroom.it.support.CrashScenario;
 import dev.mailroom.it.support.Jobs;
 import dev.mailroom.it.support.LibertyEnvironment;
@@ -24,6 +25,8 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.openqa.selenium.By;
+import org.openqa.selenium.support.ui.ExpectedConditions;
 
 /**
  * The same mailroom.war on Open Liberty (server-config/liberty, laid out by the build), against a standalone Artemis
@@ -100,6 +103,15 @@ class LibertyIT {
         assertThat(resumed.path("paused").asBoolean()).isFalse();
 
         assertThat(api.anonymous().get("/console/login.html").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void anOperatorSignsInToTheConsoleInTheBrowserAndSeesTheSendQueues() {
+        try (ConsoleBrowser browser = ConsoleBrowser.start(env.server().baseUrl())) {
+            browser.signIn("operator", "operator-pass"); // through the login page, as ConsoleBrowserIT does
+            browser.wait(ConsoleBrowser.WAIT).until(ExpectedConditions.visibilityOfElementLocated(
+                    By.cssSelector("[data-testid=queue-card][data-queue='mail.send']")));
+        }
     }
 
     @Test

@@ -7,20 +7,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mailroom.it.support.ConsoleScreenshots;
+import dev.mailroom.it.support.ConsoleBrowser;
 import dev.mailroom.it.support.ItEnvironment;
 import dev.mailroom.testsupport.SmtpTestServer;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -31,9 +27,6 @@ import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
@@ -53,16 +46,14 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 @Tag("console")
 class ConsoleBrowserIT {
 
-    static final Path CHROMEDRIVER = Path.of(System.getProperty("mailroom.it.chromedriver", "/usr/bin/chromedriver"));
-    static final String CHROMIUM = System.getProperty("mailroom.it.chromium", "/usr/bin/chromium");
-    static final Duration WAIT = Duration.ofSeconds(30);
+    static final Duration WAIT = ConsoleBrowser.WAIT;
     static final Duration DEAD_LETTERED = Duration.ofSeconds(120);
     static final Duration REDRIVE = Duration.ofMinutes(4);
 
     private final ItEnvironment env = ItEnvironment.get();
     private final SmtpTestServer smtp = env.smtp();
+    private ConsoleBrowser browser;
     private WebDriver driver;
-    private Path profileDir;
 
     /**
      * A screenshot and the page source of the failing moment, in {@code target/console-screenshots} (taken right
@@ -1286,66 +1277,28 @@ class ConsoleBrowserIT {
     }
 
     private void startBrowser() {
-        try {
-            profileDir = Files.createTempDirectory("mailroom-chromium-");
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM);
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-proxy-server", "--window-size=1400,1000", "--user-data-dir=" + profileDir,
-                // some port offsets land on a port Chromium refuses (ERR_UNSAFE_PORT: offset 2000 gives 10080)
-                "--explicitly-allowed-ports=" + java.net.URI.create(env.server().baseUrl()).getPort());
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort()
-                .build();
-        driver = new ChromeDriver(service, options);
-        driver.manage().timeouts().scriptTimeout(WAIT);
+        browser = ConsoleBrowser.start(env.server().baseUrl());
+        driver = browser.driver();
     }
 
     private void quit() {
-        if (driver != null) {
-            try {
-                driver.quit();
-            } catch (RuntimeException ignored) {
-                // already gone
-            }
+        if (browser != null) {
+            browser.close();
+            browser = null;
             driver = null;
-        }
-        if (profileDir != null) {
-            try (Stream<Path> files = Files.walk(profileDir)) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException ignored) {
-                // a temp dir
-            }
-            profileDir = null;
         }
     }
 
-    /** Opens the console unauthenticated: it must send us to the login page; signs in there. */
     private void signIn(String user, String password) {
-        driver.get(env.server().baseUrl() + "/console/");
-        wait(WAIT).until(ExpectedConditions.urlContains("/console/login.html"));
-        WebElement name = wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("login-username")));
-        name.sendKeys(user);
-        driver.findElement(testId("login-password")).sendKeys(password);
-        click(testId("login-submit"));
-        wait(WAIT).until(ExpectedConditions.urlContains("/console/index.html"));
-        wait(WAIT).until(ExpectedConditions.textToBePresentInElementLocated(testId("whoami"), user));
+        browser.signIn(user, password);
     }
 
     private static By testId(String id) {
-        return By.cssSelector("[data-testid='" + id + "']");
+        return ConsoleBrowser.testId(id);
     }
 
     private WebDriverWait wait(Duration timeout) {
-        WebDriverWait wait = new WebDriverWait(driver, timeout, Duration.ofMillis(200));
-        wait.ignoring(org.openqa.selenium.StaleElementReferenceException.class);
-        wait.ignoring(org.openqa.selenium.NoSuchElementException.class);
-        return wait;
+        return browser.wait(timeout);
     }
 
     /**
