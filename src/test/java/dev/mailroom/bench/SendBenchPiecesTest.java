@@ -62,9 +62,10 @@ class SendBenchPiecesTest {
             String ejb = new String(jar.getInputStream(jar.getEntry("WEB-INF/jboss-ejb3.xml")).readAllBytes());
             assertThat(ejb).contains("<ejb-name>GuardedSendConsumer</ejb-name>");
             // WildFly resolves ${env...} in descriptors only: on the annotation the resource adapter's 15 sessions applied
-            assertThat(ejb.split("<message-driven>")).hasSize(3).skip(1).allSatisfy(bean -> assertThat(bean)
+            assertThat(java.util.Arrays.asList(ejb.split("<message-driven>")).subList(1, 3)).allSatisfy(bean -> assertThat(bean)
                     .contains("<activation-config-property-name>maxSession</activation-config-property-name>")
                     .contains("${env.MAILROOM_CONSUMERS:4}"));
+            assertThat(ejb.split("<message-driven>")).hasSize(3);
             // Hibernate reads the create script one statement a line (its default single-line extractor)
             String sql = new String(jar.getInputStream(jar.getEntry("WEB-INF/classes/META-INF/naive-create.sql"))
                     .readAllBytes());
