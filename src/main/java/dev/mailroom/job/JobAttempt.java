@@ -78,7 +78,10 @@ public class JobAttempt {
         return finishedAt == null;
     }
 
-    /** Past its point of no return from its start (a provider whose call writes at once and drops a duplicate). */
+    /**
+     * Past its point of no return from {@code at} (from its start for a provider whose call writes at once and drops
+     * a duplicate); null takes it back, for a worker that knows it never wrote the mail.
+     */
     void irrevocableFrom(Instant at) {
         this.irrevocableAt = at;
     }

@@ -4,6 +4,7 @@ import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.recoverability.AdmissionPolicy;
 import dev.mailroom.recoverability.AttemptHistory;
 import dev.mailroom.recoverability.Failure;
+import dev.mailroom.recoverability.LateOutcomePolicy;
 import dev.mailroom.recoverability.ProviderTraits;
 import dev.mailroom.recoverability.RecoveryAction;
 import dev.mailroom.recoverability.TransactionPlan;
@@ -155,6 +156,19 @@ public class JobLedger {
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public boolean markIrrevocable(long attemptId) {
         return attempts().markIrrevocable(attemptId);
+    }
+
+    /**
+     * Records what a worker knew of its attempt and could not record then, because the database did not answer:
+     * that it never wrote the mail (its point of no return's commit failed) or that the provider accepted it (the
+     * acceptance's commit failed). {@link LateOutcomePolicy} decides on the job as it is now; a
+     * {@link LateOutcomePolicy.SendAgain} is for the caller to carry out.
+     *
+     * @param accepted the provider's answer for {@code ACCEPTED}, else null
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public LateOutcomePolicy.Action recordLate(LateOutcomePolicy.Known known, Begin.Proceed p, ProviderResponse accepted) {
+        return new LateRecords(em, clock).record(known, p, accepted);
     }
 
     /**

@@ -59,6 +59,8 @@ public class SendService {
     @Inject
     JobLedger ledger;
     @Inject
+    LateOutcomes lateOutcomes;
+    @Inject
     ProviderBreakers breakers;
     @Inject
     ProviderCalls calls;
@@ -120,7 +122,7 @@ public class SendService {
                     null, String.valueOf(call.bug().getMessage()), null, null, call.bug().getClass().getName());
             decideAndCarryOut(in, d, noAnswer, Failure.internal(call.bug()), call.bug(), true);
         } else if (call.response().accepted()) {
-            accepted(d, call.response());
+            accepted(d, job, call.response());
         } else {
             failed(d, job, call);
         }
@@ -186,7 +188,7 @@ public class SendService {
             ProviderResponse response = calls.send(d.provider(),
                     outbound(job.withoutRecipients(proceed.withheldPositions()), content).withAttachments(files), () -> {
                         // committed with the claim already when the provider writes at once and drops a duplicate
-                        if (!proceed.irrevocable() && !ledger.markIrrevocable(proceed.attemptId())) {
+                        if (!proceed.irrevocable() && !markIrrevocable(d, job)) {
                             superseded.set(true);
                             throw new IllegalStateException("attempt " + proceed.attemptNumber() + " of job "
                                     + job.messageId() + " was closed by a redelivery of its message: not written to"
@@ -200,11 +202,31 @@ public class SendService {
         }
     }
 
-    private void accepted(Delivery d, ProviderResponse response) {
+    /**
+     * Commits the attempt's point of no return. When that commit fails, the mail is not written, yet the commit may
+     * have landed (a lost answer, not a lost request): the worker's knowledge is kept to be recorded late.
+     */
+    private boolean markIrrevocable(Delivery d, SendJob job) {
+        try {
+            return ledger.markIrrevocable(d.proceed().attemptId());
+        } catch (RuntimeException unanswered) {
+            lateOutcomes.notWritten(d.proceed(), d.in().queue(), job.messageId());
+            throw unanswered;
+        }
+    }
+
+    private void accepted(Delivery d, SendJob job, ProviderResponse response) {
         Incoming in = d.in();
         // first, and committed on its own: a broker failover or a kill after this is not an ambiguous send;
         // with the delivery when the provider's write is in it (then it commits exactly when that write does)
-        d.steps().recordSent(d.proceed(), response);
+        try {
+            d.steps().recordSent(d.proceed(), response);
+        } catch (RuntimeException unanswered) {
+            if (d.steps().ledgerCommitsOnItsOwn()) { // with the delivery, a rollback takes the provider's write too
+                lateOutcomes.accepted(d.proceed(), response, in.queue(), job.messageId());
+            }
+            throw unanswered;
+        }
         breakers.record(d.choice().guarded(), response.status(), null, null);
         stopLine.answered(in.queue(), d.provider().name(), null, null);
         d.rateLimiter().onSuccess();

@@ -10,6 +10,7 @@ import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.recoverability.AttemptHistory;
 import dev.mailroom.recoverability.Failure;
 import dev.mailroom.recoverability.FailureClass;
+import dev.mailroom.recoverability.LateOutcomePolicy;
 import dev.mailroom.recoverability.ProviderTraits;
 import dev.mailroom.recoverability.RecoveryAction;
 import dev.mailroom.testsupport.ComponentDatabase;
@@ -210,6 +211,52 @@ class JobLedgerComponentTest {
         assertThat(jobRow(p.jobId()).getState()).isEqualTo(JobState.sent_to_provider);
         assertThat(db.<HeldSend>inTransaction(em -> em.find(HeldSend.class, p.jobId()))).isNull();
         assertThat(timeline(p.jobId())).containsSubsequence("ambiguous_not_resent", "unknown_settled", "sent");
+    }
+
+    /**
+     * The commit of a worker's point of no return failed (the database's answer was lost) but landed: the worker never
+     * wrote the mail. Recorded before the redelivery, the point of no return is taken back and the redelivery sends;
+     * without it, the redelivery would hold the job unknown although no provider has the mail.
+     */
+    @Test
+    void aPointOfNoReturnWhoseCommitFailedIsTakenBackSoTheRedeliverySends() {
+        Incoming in = delivery(body("lost-answer-1", "lost-answer-1", null));
+        Begin.Proceed p = (Begin.Proceed) begin(in, SMTP);
+        db.run(em -> ledger(em).markIrrevocable(p.attemptId()));
+        assertThat(db.<LateOutcomePolicy.Action>inTransaction(em -> ledger(em).recordLate(
+                LateOutcomePolicy.Known.NOT_WRITTEN, p, null))).isInstanceOf(LateOutcomePolicy.TakeBack.class);
+        assertThat(begin(redelivery(in), SMTP)).isInstanceOf(Begin.Proceed.class);
+        assertThat(timeline(p.jobId())).containsSubsequence("attempt_started", "point_of_no_return_taken_back",
+                "attempt_abandoned", "attempt_started").doesNotContain("ambiguous_not_resent");
+    }
+
+    /** The same, recorded after the redelivery held the job unknown: it is for the caller to send again. */
+    @Test
+    void aPointOfNoReturnWhoseCommitFailedAfterTheJobWasHeldUnknownSendsItAgain() {
+        Incoming in = delivery(body("lost-answer-2", "lost-answer-2", null));
+        Begin.Proceed p = (Begin.Proceed) begin(in, SMTP);
+        db.run(em -> ledger(em).markIrrevocable(p.attemptId()));
+        assertThat(begin(redelivery(in), SMTP)).isEqualTo(new Begin.Ambiguous(p.jobId()));
+        assertThat(db.<LateOutcomePolicy.Action>inTransaction(em -> ledger(em).recordLate(
+                LateOutcomePolicy.Known.NOT_WRITTEN, p, null))).isInstanceOf(LateOutcomePolicy.SendAgain.class);
+        assertThat(jobRow(p.jobId()).getState()).as("held until the copy is sent").isEqualTo(JobState.unknown);
+    }
+
+    /** An acceptance whose commit failed, recorded late after a redelivery held the job unknown: sent, once. */
+    @Test
+    void anAcceptanceRecordedLateSettlesTheUnknownJobAndIsNotRecordedTwice() {
+        Incoming in = delivery(body("lost-answer-3", "lost-answer-3", null));
+        Begin.Proceed p = (Begin.Proceed) begin(in, SMTP);
+        db.run(em -> ledger(em).markIrrevocable(p.attemptId()));
+        assertThat(begin(redelivery(in), SMTP)).isEqualTo(new Begin.Ambiguous(p.jobId()));
+        ProviderResponse accepted = ProviderResponse.accepted("smtp", "250", "ok", "q3");
+        assertThat(db.<LateOutcomePolicy.Action>inTransaction(em -> ledger(em).recordLate(
+                LateOutcomePolicy.Known.ACCEPTED, p, accepted))).isInstanceOf(LateOutcomePolicy.RecordSent.class);
+        assertThat(jobRow(p.jobId()).getState()).isEqualTo(JobState.sent_to_provider);
+        assertThat(db.<LateOutcomePolicy.Action>inTransaction(em -> ledger(em).recordLate(
+                LateOutcomePolicy.Known.ACCEPTED, p, accepted))).isInstanceOf(LateOutcomePolicy.Nothing.class);
+        assertThat(timeline(p.jobId())).containsSubsequence("ambiguous_not_resent", "unknown_settled", "sent")
+                .filteredOn("sent"::equals).hasSize(1);
     }
 
     /**

@@ -96,6 +96,13 @@ class SendServiceCdiTest {
     /** The stand-ins: the provider, the broker side of the executor and of the dead-letter recorder, metrics. */
     @ApplicationScoped
     static class StandIns {
+        /** The EJB singleton without its timer: what waits for the database stays in memory here. */
+        @Produces
+        @Singleton
+        LateOutcomes lateOutcomes() {
+            return new LateOutcomes();
+        }
+
         @Produces
         @Singleton
         MailProvider provider(SandboxProvider sandbox) {

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
 class BreakerOutageIT {
 
     static final String QUEUE = "mail.send.bulk"; // its chain is smtp alone; its transient budget is 1 retry
+    static final Duration KNOCK_JITTER = Duration.ofMillis(500);
 
     @Test
     void anOutageOfAnyLengthEndsInSendsNotDeadLetters() throws Exception {
@@ -76,9 +77,12 @@ class BreakerOutageIT {
                     relayDown.connections().size() - knocks.size());
             assertThat(knocks.size()).as("probes reaching the dead relay while its breaker is open")
                     .isLessThanOrEqualTo((int) allowed).isGreaterThanOrEqualTo(1);
+            // the knocks are stamped by the refuser's accept thread in this JVM, which a loaded machine can wake
+            // late by a few hundred ms; a breaker that let probes go faster than its delay would fall short of it by
+            // far more (the count above bounds the rate as well)
             for (int i = 1; i < knocks.size(); i++) {
                 assertThat(Duration.between(knocks.get(i - 1), knocks.get(i)))
-                        .as("gap between probes %d and %d", i - 1, i).isGreaterThanOrEqualTo(delay.minusMillis(100));
+                        .as("gap between probes %d and %d", i - 1, i).isGreaterThanOrEqualTo(delay.minus(KNOCK_JITTER));
             }
         } finally {
             relayDown.close();

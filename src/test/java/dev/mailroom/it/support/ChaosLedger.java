@@ -108,6 +108,23 @@ public final class ChaosLedger {
         return state != null && (SENT.contains(state) || NOT_SENT.contains(state) || state.equals("unknown"));
     }
 
+    /**
+     * Of the {@code unknown} jobs an operator answered (marked sent or sent again), those whose answer has not yet
+     * ended in a finished state, with their state: a job sent again is {@code received}, then {@code sending} while
+     * its copy goes to the relay, so "no longer unknown" is not yet settled (a count then finds the copy's mail at the
+     * relay beside a job in no finished state). One the answer left {@code unknown} (it was refused) is as settled as
+     * it gets.
+     */
+    public static Map<String, String> stillSettling(Map<String, String> states, Collection<String> answered) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String id : answered) {
+            if (!finishedState(states.get(id))) {
+                out.put(id, states.get(id));
+            }
+        }
+        return out;
+    }
+
     /** Mails received per job (for the given message ids; the SMTP provider's Message-ID is derived from the key). */
     public Map<String, Integer> mails(Collection<String> ids) {
         Map<String, Integer> byMessageId = smtp.countsByMessageId();

@@ -95,6 +95,8 @@ class ChaosIT {
      * long (a delivery held somewhere, e.g. a broker transaction nobody ends, shows as such a stall).
      */
     static final Duration RECOVERY_STALL = Duration.ofSeconds(Integer.getInteger("mailroom.chaos.recovery-stall-seconds", 90));
+    /** How long the jobs an operator answered (mark-sent, send-again) may take to finish before the count. */
+    static final Duration SETTLE_TIMEOUT = Duration.ofMinutes(2);
     static final Duration BOOT_TIMEOUT = Duration.ofSeconds(Long.getLong("mailroom.it.boot-timeout-seconds", 600));
 
     private static final Instant SUITE_START = Instant.now();
@@ -608,10 +610,16 @@ class ChaosIT {
         if (!unknown.isEmpty()) {
             System.err.printf("[chaos] %d unknown jobs settled as an operator would: %d marked sent (at the relay), %d sent"
                     + " again (not at the relay)%n", unknown.size(), unknown.size() - resent, resent);
-            awaitQuietly(Duration.ofMinutes(2), () -> {
-                Map<String, String> now = ledger.states(prefix);
-                return unknown.stream().noneMatch(id -> "unknown".equals(now.get(id)));
-            });
+            Instant answered = Instant.now();
+            awaitQuietly(SETTLE_TIMEOUT, () -> ChaosLedger.stillSettling(ledger.states(prefix), unknown).isEmpty());
+            Map<String, String> left = ChaosLedger.stillSettling(ledger.states(prefix), unknown);
+            if (left.isEmpty()) {
+                System.err.printf("[chaos] the answered jobs finished %.2f s after the operator's last answer%n",
+                        since(answered));
+            } else {
+                broken.add(left.size() + " unknown jobs an operator answered not finished " + SETTLE_TIMEOUT.toSeconds()
+                        + " s later: " + left);
+            }
         }
         return unknown.size();
     }

@@ -1,0 +1,113 @@
+package dev.mailroom.send;
+
+import dev.mailroom.job.Begin;
+import dev.mailroom.job.JobLedger;
+import dev.mailroom.provider.ProviderResponse;
+import dev.mailroom.recoverability.LateOutcomePolicy;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.Timeout;
+import jakarta.ejb.TimerConfig;
+import jakarta.ejb.TimerService;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * What this node's workers knew of their attempts and could not record because the database did not answer (a hung
+ * or lost connection under the commit): kept in memory and recorded every {@link #INTERVAL_MS} ms until the
+ * database takes it ({@link JobLedger#recordLate}, decided by {@link LateOutcomePolicy}). Without it, an attempt
+ * whose point of no return committed after its worker gave up ends {@code unknown} although nothing was written, and
+ * an acceptance whose commit failed ends {@code unknown} although the provider has the mail. A node killed before
+ * the database answers loses this knowledge: its jobs then end {@code unknown}, for an operator, as any attempt
+ * interrupted past its point of no return does.
+ */
+@Singleton
+@Startup
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+public class LateOutcomes {
+
+    static final long INTERVAL_MS = 2000;
+    static final String ACTOR = "mailroom";
+    private static final Logger LOG = Logger.getLogger(LateOutcomes.class.getName());
+
+    /** One worker's knowledge of one attempt. */
+    record Pending(LateOutcomePolicy.Known known, Begin.Proceed proceed, ProviderResponse accepted, String queue,
+                   String messageId) {
+    }
+
+    private final Queue<Pending> pending = new ConcurrentLinkedQueue<>();
+
+    @Resource
+    TimerService timers;
+    @Inject
+    JobLedger ledger;
+    @Inject
+    UnknownSends unknownSends;
+
+    @PostConstruct
+    void schedule() {
+        timers.createIntervalTimer(INTERVAL_MS, INTERVAL_MS, new TimerConfig("late-outcomes", false));
+    }
+
+    /** The worker of {@code p} never wrote the mail: the commit of its point of no return failed. */
+    public void notWritten(Begin.Proceed p, String queue, String messageId) {
+        keep(new Pending(LateOutcomePolicy.Known.NOT_WRITTEN, p, null, queue, messageId));
+    }
+
+    /** The provider accepted the mail of {@code p}; recording that failed. */
+    public void accepted(Begin.Proceed p, ProviderResponse response, String queue, String messageId) {
+        keep(new Pending(LateOutcomePolicy.Known.ACCEPTED, p, response, queue, messageId));
+    }
+
+    private void keep(Pending p) {
+        pending.add(p);
+        LOG.warning(() -> "job " + p.messageId() + " on " + p.queue() + ", attempt " + p.proceed().attemptNumber() + ": "
+                + (p.known() == LateOutcomePolicy.Known.ACCEPTED ? "accepted by the provider"
+                : "never written to the provider") + ", not recorded (the database did not answer); recorded when it does");
+    }
+
+    /** How many are waiting for the database. */
+    public int waiting() {
+        return pending.size();
+    }
+
+    @Timeout
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    void onTimer() {
+        recordWhatWaits();
+    }
+
+    /** Records each waiting one the database takes now; the rest wait for the next turn. */
+    void recordWhatWaits() {
+        for (int n = pending.size(); n > 0; n--) {
+            Pending p = pending.poll();
+            if (p == null) {
+                return;
+            }
+            try {
+                carryOut(p, ledger.recordLate(p.known(), p.proceed(), p.accepted()));
+            } catch (RuntimeException stillDown) {
+                pending.add(p);
+                LOG.log(Level.FINE, stillDown, () -> "late record of job " + p.messageId() + " waits: " + stillDown);
+                return; // the database does not answer yet: the others would fail the same way
+            }
+        }
+    }
+
+    private void carryOut(Pending p, LateOutcomePolicy.Action action) {
+        if (action instanceof LateOutcomePolicy.SendAgain) {
+            unknownSends.sendAgain(p.messageId(), p.queue(), ACTOR, action.describe());
+        }
+        LOG.warning(() -> "job " + p.messageId() + " on " + p.queue() + ", attempt " + p.proceed().attemptNumber()
+                + ": " + action.describe());
+    }
+}
