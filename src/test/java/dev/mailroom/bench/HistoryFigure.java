@@ -11,11 +11,22 @@ final class HistoryFigure {
     }
 
     /**
-     * {@code empty} and {@code full}: the sandbox run on an empty and on the seeded database; {@code purge}: the run
-     * beside retention's purge of the seeded jobs, and the purge itself.
+     * The sandbox run on an empty database ({@code emptyFirst}, and {@code emptyLast} after the rest), on the seeded
+     * one ({@code full}), beside retention's purge of the seeded jobs ({@code purge}, with the purge itself) and on
+     * the same server after it ({@code after}).
      */
-    record Figures(String db, int consumers, int history, SendBench.Result empty, SendBench.Result full,
-                   RetentionPurge.Observed purge) {
+    record Figures(String db, int consumers, int history, SendBench.Result emptyFirst, SendBench.Result emptyLast,
+                   SendBench.Result full, SendBench.Result after, RetentionPurge.Observed purge) {
+
+        /** The empty database's figure: its two runs, one before and one after the seeded ones. */
+        SendBench.Result empty() {
+            return SendBench.Result.combined(emptyFirst, emptyLast);
+        }
+
+        /** Sending without the purge: the runs just before and just after it, on the same server. */
+        SendBench.Result withoutPurge() {
+            return SendBench.Result.combined(full, after);
+        }
     }
 
     /** {@code 1M} for a million, {@code 250k} for 250,000, else the number. */
@@ -31,6 +42,7 @@ final class HistoryFigure {
      * then the database's CPU and the rate the same way, the purge's rows per second and the rate beside it.
      */
     static List<String> summaryLines(Figures f) {
+        // empty and without: the mean of the runs on either side (Figures)
         String h = size(f.history()) + " history";
         List<String> out = new ArrayList<>();
         out.add(String.format(Locale.ROOT, "CPU per job, %s / empty, %s: %.2f", h, f.db(), f.full().cpuMs() / f.empty().cpuMs()));
@@ -40,19 +52,22 @@ final class HistoryFigure {
         out.add(String.format(Locale.ROOT, "Retention purge, %s, %s: %.0f rows/s (%.0f jobs/s)", h, f.db(),
                 f.purge().rowsPerSecond(), f.purge().jobsPerSecond()));
         out.add(String.format(Locale.ROOT, "Sending during retention's purge / without, sandbox, %d consumers, %s: %.2f",
-                f.consumers(), f.db(), f.purge().during().rate() / f.full().rate()));
+                f.consumers(), f.db(), f.purge().during().rate() / f.withoutPurge().rate()));
         return out;
+    }
+
+    private static String figures(SendBench.Result r) {
+        return String.format(Locale.ROOT, "%.1f / %.1f / %.1f", r.rate(), r.cpuMs(), r.dbCpuMs());
     }
 
     /** The figures behind the lines. */
     static List<String> notes(Figures f) {
         RetentionPurge.Observed p = f.purge();
         List<String> out = new ArrayList<>();
-        out.add(String.format(Locale.ROOT, "history, %s, sandbox, %d consumers: empty %.1f jobs/s, server CPU %.1f ms/job, "
-                        + "PostgreSQL CPU %.1f ms/job; %s history %.1f jobs/s, %.1f ms/job, %.1f ms/job; during the purge "
-                        + "%.1f jobs/s, %.1f ms/job, %.1f ms/job", f.db(), f.consumers(), f.empty().rate(),
-                f.empty().cpuMs(), f.empty().dbCpuMs(), size(f.history()), f.full().rate(), f.full().cpuMs(),
-                f.full().dbCpuMs(), p.during().rate(), p.during().cpuMs(), p.during().dbCpuMs()));
+        out.add(String.format(Locale.ROOT, "history, %s, sandbox, %d consumers (jobs/s, server CPU ms/job, PostgreSQL CPU "
+                        + "ms/job), in the order run: empty %s; %s history %s; during the purge %s; after it %s; empty "
+                        + "again %s", f.db(), f.consumers(), figures(f.emptyFirst()), size(f.history()), figures(f.full()),
+                figures(p.during()), figures(f.after()), figures(f.emptyLast())));
         out.add(String.format(Locale.ROOT, "retention purge: %,d rows of jobs (%s) in %.0f s after its first batch = %.0f "
                         + "rows/s, %.0f jobs/s; %,d seeded jobs left when the run beside it ended, %,d at the end%s",
                 p.jobRows(), p.rows(), p.seconds(), p.rowsPerSecond(), p.jobsPerSecond(), p.jobsLeftAtRunEnd(),

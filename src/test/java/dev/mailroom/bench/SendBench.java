@@ -310,7 +310,9 @@ public final class SendBench {
      * {@code bench.history-consumers} on an empty PostgreSQL, then on one seeded with {@code history} finished jobs and a
      * tenth as many dead letters ({@link HistorySeed}), each on a server start of its own with the same settings; then,
      * on the seeded server, retention is let loose on the history (every seeded job is past the 1-day retention) and,
-     * once it removes, the same run again while it does. Retention's lease is held by the bench until then, so the
+     * once it removes, the same run again while it does, and once more when it is done; last, the empty database
+     * again. Each ratio compares runs on both sides of the one it divides (balanced: steady drift of the machine's
+     * load cancels). Retention's lease is held by the bench until then, so the
      * first seeded run sends beside a history nobody removes.
      */
     private void historyFigure(String db) {
@@ -333,8 +335,13 @@ public final class SendBench {
         Result full = mailroomRun(figure + String.format(Locale.ROOT, "%,d jobs of history", history), consumers,
                 null, n, false);
         RetentionPurge.Observed purge = purgeWhileSending(figure, consumers);
+        Result after = mailroomRun(figure + "after retention's purge", consumers, null, n, false);
         stopCurrent();
-        HistoryFigure.Figures f = new HistoryFigure.Figures(db, consumers, history, empty, full, purge);
+        // the empty database again, last: the load of a shared machine drifts over the many minutes between
+        startServer("history-empty2-c" + consumers + "-" + db, env, consumers, db);
+        Result empty2 = mailroomRun(figure + "empty database, again", consumers, null, n, false);
+        stopCurrent();
+        HistoryFigure.Figures f = new HistoryFigure.Figures(db, consumers, history, empty, empty2, full, after, purge);
         checks.addAll(HistoryFigure.summaryLines(f));
         HistoryFigure.notes(f).forEach(line -> {
             notes.add(line);
@@ -1401,11 +1408,11 @@ public final class SendBench {
 
         /**
          * Two runs of the same N as one: the rate of both together (2N over the sum of their times, the harmonic
-         * mean), the mean CPU per job, the higher peak.
+         * mean), the mean CPU per job (server's and database's), the higher peak.
          */
         static Result combined(Result a, Result b) {
             return new Result(2 / (1 / a.rate + 1 / b.rate), (a.cpuMs + b.cpuMs) / 2,
-                    Math.max(a.peakAtProvider, b.peakAtProvider));
+                    Math.max(a.peakAtProvider, b.peakAtProvider), (a.dbCpuMs + b.dbCpuMs) / 2);
         }
     }
 
