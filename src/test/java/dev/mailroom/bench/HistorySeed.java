@@ -21,7 +21,8 @@ import org.flywaydb.core.api.MigrationVersion;
  * retention of {@link #NEWEST_DAYS} days or less has every one of them to remove and the default (30 days) most.
  * Their states are the removable finished ones ({@code JobRetentionPolicy.REMOVABLE}), weighted as a transactional
  * service sees them; a job that was sent has an accepted attempt (every 10th one a failed attempt and a retry first),
- * every job a {@code to} recipient (every 5th a {@code cc} too) and the timeline entries the code writes for its path.
+ * every job a {@code to} recipient (every 5th a {@code cc} too) and the timeline entries the code writes for its path
+ * (a job no webhook settled has its {@code delivery_silent} entry, as the delivery watch leaves it).
  * The dead letters are {@link DeadLetterQueryBench}'s rows, loaded at V7 so V8 back-fills their counts as on a live
  * database; the resolved ones among the first are linked to dead-lettered jobs, so retention detaches them.
  *
@@ -182,5 +183,8 @@ final class HistorySeed {
                 + " where state in ('delivered', 'bounced', 'bounced_permanent', 'complained', 'dead_lettered')");
         s.execute(insert + "select g, at, state, 'not sent: ' || state, 'system' from " + x + " where state in "
                 + NOT_SENT);
+        // no webhook came: the delivery watch said so once, two hours after the send (reconcile.DeliveryWatch)
+        s.execute(insert + "select g, at + interval '2 hours', 'delivery_silent', 'no event from smtp 2 hours after the "
+                + "send', 'system' from " + x + " where state = 'sent_to_provider'");
     }
 }

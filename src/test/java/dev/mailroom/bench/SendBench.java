@@ -127,6 +127,11 @@ public final class SendBench {
     private final String retentionInterval;
     /** MAILROOM_CONSUMERS of the history figure's runs (bench.history-consumers). */
     private final int historyConsumers;
+    /**
+     * Warm-up jobs before each run of the history figure: after 200 a server's first run still cost a third more CPU
+     * per job than its later ones (its JIT was still compiling), which a ratio between servers would take for history.
+     */
+    private final int historyWarmup;
     private final List<Point> points = new ArrayList<>();
     private final List<String> checks = new ArrayList<>();
     private Path naiveWar;
@@ -176,6 +181,7 @@ public final class SendBench {
         this.history = historyProp.isEmpty() ? 0 : Integer.parseInt(historyProp);
         this.retentionInterval = System.getProperty("bench.retention-interval", "5s").trim();
         this.historyConsumers = Integer.getInteger("bench.history-consumers", 4);
+        this.historyWarmup = Integer.getInteger("bench.history-warmup", Math.max(warmup, 1000));
     }
 
     public static void main(String[] args) {
@@ -323,7 +329,7 @@ public final class SendBench {
         env.put("MAILROOM_JOBS_RETENTION_INTERVAL", retentionInterval);
         String figure = "Mailroom sandbox, 0 ms, ";
         startServer("history-empty-c" + consumers + "-" + db, env, consumers, db);
-        Result empty = mailroomRun(figure + "empty database", consumers, null, n, false);
+        Result empty = mailroomRun(figure + "empty database", consumers, null, n, false, historyWarmup);
         stopCurrent();
         List<String> seeded = new ArrayList<>();
         startServer("history-c" + consumers + "-" + db, env, consumers, db,
@@ -333,13 +339,13 @@ public final class SendBench {
             log(line);
         });
         Result full = mailroomRun(figure + String.format(Locale.ROOT, "%,d jobs of history", history), consumers,
-                null, n, false);
+                null, n, false, historyWarmup);
         RetentionPurge.Observed purge = purgeWhileSending(figure, consumers);
-        Result after = mailroomRun(figure + "after retention's purge", consumers, null, n, false);
+        Result after = mailroomRun(figure + "after retention's purge", consumers, null, n, false, historyWarmup);
         stopCurrent();
         // the empty database again, last: the load of a shared machine drifts over the many minutes between
         startServer("history-empty2-c" + consumers + "-" + db, env, consumers, db);
-        Result empty2 = mailroomRun(figure + "empty database, again", consumers, null, n, false);
+        Result empty2 = mailroomRun(figure + "empty database, again", consumers, null, n, false, historyWarmup);
         stopCurrent();
         HistoryFigure.Figures f = new HistoryFigure.Figures(db, consumers, history, empty, empty2, full, after, purge);
         checks.addAll(HistoryFigure.summaryLines(f));
@@ -362,7 +368,7 @@ public final class SendBench {
         RetentionPurge watch = new RetentionPurge(history, () -> retentionRemoved());
         HistorySeed.releaseRetention(s.pg);
         watch.awaitStart(Duration.ofMinutes(3));
-        Result during = mailroomRun(figure + "during retention's purge", consumers, null, n, false);
+        Result during = mailroomRun(figure + "during retention's purge", consumers, null, n, false, historyWarmup);
         long left = HistorySeed.jobsLeft(s.pg);
         watch.runEnded(left);
         log(String.format(Locale.ROOT, "retention: %,d seeded jobs left when the run ended; awaiting the rest", left));
@@ -526,6 +532,11 @@ public final class SendBench {
      * until the queue is empty (clock stops), then check the counts.
      */
     private Result mailroomRun(String figure, int consumers, ProviderStub stub, int n, boolean mixed) {
+        return mailroomRun(figure, consumers, stub, n, mixed, warmup);
+    }
+
+    /** As above, after {@code warmup} jobs through the same path. */
+    private Result mailroomRun(String figure, int consumers, ProviderStub stub, int n, boolean mixed, int warmup) {
         Running s = current;
         // the run's number in its ids: a second run on the same server must not send the first one's again
         String label = (stub == null ? "sandbox" : "http" + stub.latencyMillis() + "ms") + "-c" + consumers
