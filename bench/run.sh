@@ -29,6 +29,10 @@
 #                                  (BENCH_HISTORY_CONSUMERS=4) on an empty database and on one seeded with that many
 #                                  finished jobs and a tenth as many dead letters, then again while retention purges
 #                                  them (BENCH_RETENTION_INTERVAL=5s)
+#   BENCH_SERVERS=wildfly          the servers: with liberty in the list (wildfly,liberty), the build also lays out
+#                                  Open Liberty and a standalone Artemis, and dev.mailroom.bench.ServerCpuBench prints
+#                                  CPU per job on each (sandbox, 4 consumers, H2) side by side, after the figures above
+#   BENCH_SEND_FIGURES=0           skip the figures above (SendBench): only the servers' side by side
 #
 # Needs only a JDK 17+ and Maven 3.8+. Leaves no server running: the benchmark JVM stops each server
 # it starts (also from a shutdown hook), and this script kills the one it recorded if that JVM did not.
@@ -64,7 +68,10 @@ cd "$root"
 if [ "${BENCH_SKIP_BUILD:-0}" != "1" ]; then
   echo "[bench] building and provisioning the server into target-bench/ (the first run downloads ~350 MB into ~/.m2)"
   build_log="$(mktemp)"
-  if ! mvn -B -q package -DskipTests -Dbuild.dir=target-bench >"$build_log" 2>&1; then
+  # pre-integration-test lays out Open Liberty (unpack-openliberty, configure-liberty) besides what package builds
+  phase=package
+  case ",${BENCH_SERVERS:-wildfly}," in *,liberty,*) phase=pre-integration-test ;; esac
+  if ! mvn -B -q "$phase" -DskipTests -Dliberty.skip=false -Dbuild.dir=target-bench >"$build_log" 2>&1; then
     tail -n 60 "$build_log" >&2
     echo "[bench] build failed (full log: $build_log)" >&2
     exit 1
@@ -95,6 +102,8 @@ fi
 rm -f "$cp_log"
 
 set +e
+rc=0
+if [ "${BENCH_SEND_FIGURES:-1}" != "0" ]; then
 "$java_bin" -Xmx512m -cp "$build_dir/test-classes:$build_dir/classes:$(cat "$classpath_file")" \
   -Dbench.server-home="$server_home" \
   -Dbench.work-dir="$build_dir/bench-work" \
@@ -115,5 +124,21 @@ set +e
   -Dbench.retention-interval="${BENCH_RETENTION_INTERVAL:-5s}" \
   dev.mailroom.bench.SendBench "$n"
 rc=$?
+fi
+case ",${BENCH_SERVERS:-wildfly}," in
+  *,liberty,*)
+    "$java_bin" -Xmx512m -cp "$build_dir/test-classes:$build_dir/classes:$(cat "$classpath_file")" \
+      -Dbench.server-home="$server_home" \
+      -Dbench.work-dir="$build_dir/bench-work" \
+      -Dbench.port-offset="${BENCH_PORT_OFFSET:-300}" \
+      -Dbench.servers="${BENCH_SERVERS}" \
+      -Dmailroom.it.liberty-home="$build_dir/liberty/wlp" \
+      -Dmailroom.it.artemis-home="$(ls -d "$build_dir"/apache-artemis-* | head -n 1)" \
+      -Dmailroom.it.artemis-config="$root/server-config/artemis" \
+      dev.mailroom.bench.ServerCpuBench "$n"
+    servers_rc=$?
+    [ "$rc" -ne 0 ] || rc=$servers_rc
+    ;;
+esac
 set -e
 exit "$rc"

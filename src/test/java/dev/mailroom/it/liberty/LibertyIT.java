@@ -4,64 +4,55 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mailroom.it.support.ApiClient;
-import dev.mailroom.it.support.ArtemisBroker;
-import dev.mailroom.it.support.JmsClient;
+import dev.mailroom.it.support.CrashScenario;
 import dev.mailroom.it.support.Jobs;
-import dev.mailroom.it.support.LibertyServer;
+import dev.mailroom.it.support.LibertyEnvironment;
+import dev.mailroom.it.support.RedriveScenario;
+import dev.mailroom.it.support.RetryScenario;
+import dev.mailroom.it.support.StopTheLineScenario;
+import dev.mailroom.it.support.Webhooks;
 import dev.mailroom.testsupport.SmtpTestServer;
 import jakarta.jms.Message;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The same mailroom.war on Open Liberty (server-config/liberty, laid out by the build), against a standalone Artemis
- * broker and a real SMTP server on loopback: what a job goes through, and who may do what.
+ * broker and a real SMTP server on loopback ({@link LibertyEnvironment}): what a job goes through, and who may do
+ * what. The scenarios the WildFly executions prove run here with the same bodies (the scenario classes of
+ * it/support, which take either server); the kill -9 runs last, since it restarts the server.
  */
 @Tag("liberty")
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class LibertyIT {
 
-    static ArtemisBroker broker;
+    /** Smaller than SendPathCrashIT's 1,000 on WildFly: the execution stays a few minutes. */
+    static final int CRASH_JOBS = 400;
+
+    static LibertyEnvironment env;
     static SmtpTestServer smtp;
-    static LibertyServer server;
-    static JmsClient jms;
     static ApiClient api;
 
     @BeforeAll
     static void start() {
-        Path work = Path.of(System.getProperty("mailroom.it.work-dir", "target/it-work"));
-        int offset = Integer.getInteger("mailroom.it.port-offset", 100);
-        broker = ArtemisBroker.startSingle(work, offset);
-        smtp = SmtpTestServer.start();
-        server = LibertyServer.start(work, offset, broker.port(), broker.consoleUrl(), Map.of(
-                "MAILROOM_PROVIDER", "smtp",
-                "MAILROOM_SMTP_HOST", "127.0.0.1",
-                "MAILROOM_SMTP_PORT", Integer.toString(smtp.port()),
-                "MAILROOM_BREAKER_REQUEST_VOLUME", "1000000"));
-        jms = new JmsClient("tcp://127.0.0.1:" + broker.port(), ArtemisBroker.MAILROOM_USER,
-                ArtemisBroker.MAILROOM_PASSWORD);
-        api = new ApiClient(server.apiBase());
+        env = LibertyEnvironment.start();
+        smtp = env.smtp();
+        api = env.api();
     }
 
     @AfterAll
     static void stop() {
-        if (jms != null) {
-            jms.close();
-        }
-        if (server != null) {
-            server.close();
-        }
-        if (smtp != null) {
-            smtp.close();
-        }
-        if (broker != null) {
-            broker.close();
+        if (env != null) {
+            env.close();
         }
     }
 
@@ -69,10 +60,10 @@ class LibertyIT {
     void threeHundredJobsAreEachSentOnceThroughSmtp() {
         List<String> ids = Jobs.ids(Jobs.runPrefix("liberty-300"), 300);
         int before = smtp.receivedCount();
-        jms.sendAll("mail.send", Jobs.jobs(ids));
+        env.jms().sendAll("mail.send", Jobs.jobs(ids));
 
         assertThat(smtp.awaitReceived(before + 300, Duration.ofMinutes(5)))
-                .as("300 mails at the relay; messages.log:%n%s", tail(server.messagesLog())).isTrue();
+                .as("300 mails at the relay; messages.log:%n%s", tail(env.server().messagesLog())).isTrue();
         Map<String, Integer> counts = smtp.countsByMessageId();
         for (String id : ids) {
             assertThat(counts.get(Jobs.smtpMessageId(id))).as(id).isEqualTo(1);
@@ -84,12 +75,13 @@ class LibertyIT {
     @Test
     void aPoisonJobIsDeadLetteredOnItsQueuesDeadLetterQueueWithItsEnvelopeAndRow() throws Exception {
         String id = Jobs.runPrefix("liberty-poison");
-        jms.sendText("mail.send", Jobs.job(id).replace("\"schema_version\": 1", "\"schema_version\": 99"));
+        env.jms().sendText("mail.send", Jobs.job(id).replace("\"schema_version\": 1", "\"schema_version\": 99"));
 
         JsonNode deadLetter = Jobs.awaitDeadLetter(api, "mail.send", id, Duration.ofMinutes(2));
         assertThat(deadLetter.path("reason").asText()).isEqualTo("poison");
         assertThat(deadLetter.path("error_type").asText()).isEqualTo("unsupported_schema_version");
-        Message copy = jms.browse("DLQ.mail.send", "mr_message_id = '" + id + "'").stream().findFirst().orElseThrow();
+        Message copy = env.jms().browse("DLQ.mail.send", "mr_message_id = '" + id + "'").stream().findFirst()
+                .orElseThrow();
         assertThat(copy.getStringProperty("mr_reason")).isEqualTo("poison");
         assertThat(copy.getStringProperty("mr_source_queue")).isEqualTo("mail.send");
         assertThat(copy.getStringProperty("mr_error")).isNotBlank();
@@ -108,6 +100,34 @@ class LibertyIT {
         assertThat(resumed.path("paused").asBoolean()).isFalse();
 
         assertThat(api.anonymous().get("/console/login.html").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aTransientFailureIsRetriedOnTheBrokersScheduleAndThenSent() {
+        RetryScenario.retriedOnTheBrokersScheduleThenSent(env, "mail.send.bulk", 451, "4.3.0 Temporary local problem",
+                "transient");
+    }
+
+    @Test
+    void revokedCredentialsStopTheLineAndEveryJobIsSentOnceWhenTheyWorkAgain() {
+        new StopTheLineScenario(env).revokedCredentialsStopTheLineUntilTheyWorkAgain();
+    }
+
+    @Test
+    void afterAnOutageAPlanOfItsDeadLetterGroupReplaysItEachMailOnce() {
+        new RedriveScenario(env).afterTheOutageAPlanOfItsGroupSendsTheSampleThenTheRestAtTheSetRate();
+    }
+
+    @Test
+    void anUnknownSendIsSettledByItsSignedDeliveredEvent() throws Exception {
+        Webhooks.anUnknownSendIsSettledByItsSignedDeliveredEvent(env);
+    }
+
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void killedMidBatchTheServerLosesNothingAndSendsNothingTwice() {
+        CrashScenario.stoppedMidBatchLosesNothingAndSendsNothingTwice(env, CrashScenario.Stop.KILL_DASH_NINE,
+                CRASH_JOBS, 100, 4);
     }
 
     private static String tail(String log) {

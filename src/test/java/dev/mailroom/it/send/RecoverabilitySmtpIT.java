@@ -6,32 +6,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mailroom.it.support.ItEnvironment;
+import dev.mailroom.it.support.RetryScenario;
 import dev.mailroom.testsupport.SmtpTestServer;
 import java.time.Duration;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** Recoverability on the real server through the SMTP provider: soft bounces and permanent recipients. */
+/** Recoverability on the real server through the SMTP provider: soft bounces, transient failures, permanent recipients. */
 @Tag("smtp")
 class RecoverabilitySmtpIT {
 
     @Test
     void aMailboxFullSoftBounceIsRetriedAndThenSent() {
-        ItEnvironment env = ItEnvironment.get();
-        SmtpTestServer smtp = env.smtp();
-        String id = Jobs.runPrefix("soft-bounce") + "452";
-        smtp.enqueueReply(452, "4.2.2 Mailbox full");
-        env.jms().sendText("mail.send", Jobs.job(id));
-
         // the IT server's soft-bounce policy is 1 s, 2 s, 3 s (the default is 15 min, 1 h, 6 h)
-        JsonNode job = env.api().awaitJson("/api/v1/jobs/" + id,
-                j -> "sent_to_provider".equals(j.path("state").asText()), Duration.ofSeconds(60));
-        assertThat(job.path("attempts")).hasSize(2);
-        JsonNode first = job.path("attempts").get(0);
-        assertThat(first.path("failure_class").asText()).isEqualTo("soft_bounce");
-        assertThat(first.path("code").asText()).isEqualTo("452");
-        assertThat(first.path("enhanced_code").asText()).isEqualTo("4.2.2");
-        assertThat(smtp.countsByMessageId().get(Jobs.smtpMessageId(id))).isEqualTo(1);
+        RetryScenario.retriedOnTheBrokersScheduleThenSent(ItEnvironment.get(), "mail.send", 452, "4.2.2 Mailbox full",
+                "soft_bounce");
+    }
+
+    @Test
+    void aTransientFailureIsRetriedOnTheBrokersScheduleAndThenSent() {
+        // the IT server's bulk queue: one transient retry after 1 s (LibertyIT runs the same body)
+        RetryScenario.retriedOnTheBrokersScheduleThenSent(ItEnvironment.get(), "mail.send.bulk", 451,
+                "4.3.0 Temporary local problem", "transient");
     }
 
     @Test

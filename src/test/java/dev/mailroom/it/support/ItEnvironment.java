@@ -35,7 +35,7 @@ import dev.mailroom.testsupport.SmtpTestServer;
  * Everything is stopped by one JVM shutdown hook, the server first. If starting fails, every later
  * {@link #get()} in the JVM fails at once with the same cause instead of booting again.
  */
-public final class ItEnvironment {
+public final class ItEnvironment implements Mailroom {
 
     public static final String PROFILE_DEFAULT = "default";
     public static final String PROFILE_H2 = "h2";
@@ -98,6 +98,7 @@ public final class ItEnvironment {
     }
 
     /** The alert webhook receiver Mailroom posts to; null in profile {@code default}. */
+    @Override
     public AlertReceiver alerts() {
         return alerts;
     }
@@ -153,11 +154,13 @@ public final class ItEnvironment {
         return PROFILE_POSTGRES.equals(profile) || PROFILE_REMOTE.equals(profile);
     }
 
+    @Override
     public WildFlyServer server() {
         return server;
     }
 
     /** The SMTP server Mailroom sends to; null in profile {@code default}. */
+    @Override
     public SmtpTestServer smtp() {
         return smtp;
     }
@@ -173,6 +176,7 @@ public final class ItEnvironment {
     }
 
     /** A shared JMS client on the server's Artemis port (reconnects by itself after a server restart). */
+    @Override
     public synchronized JmsClient jms() {
         if (jms == null || jms.isClosed()) {
             jms = artemis != null
@@ -182,6 +186,7 @@ public final class ItEnvironment {
         return jms;
     }
 
+    @Override
     public ApiClient api() {
         return api;
     }
@@ -286,16 +291,7 @@ public final class ItEnvironment {
                 env.put("MAILROOM_CONSUMERS", "1");
             } else if (!PROFILE_DEFAULT.equals(profile)) {
                 smtp = SmtpTestServer.start();
-                env.put("MAILROOM_PROVIDER", "smtp");
-                env.put("MAILROOM_SMTP_HOST", "127.0.0.1");
-                env.put("MAILROOM_SMTP_PORT", Integer.toString(smtp.port()));
-                // short enough that a relay answering after it (UnknownSendSmtpIT) costs seconds, long
-                // enough that a loaded loopback relay still answers in time
-                env.put("MAILROOM_SMTP_READ_TIMEOUT_MS", Long.toString(SMTP_READ_TIMEOUT.toMillis()));
-                // These executions prove what happens to single jobs (retries, dead letters, redrives of an outage's
-                // dead letters): a breaker that opened on their scripted failures would keep the jobs waiting
-                // instead. Breakers are proven in their own execution (PROFILE_BREAKERS sets its own volume below).
-                env.put("MAILROOM_BREAKER_REQUEST_VOLUME", "1000000");
+                env.putAll(ItSettings.smtp(smtp.port()));
             }
             if (PROFILE_BREAKERS.equals(profile)) {
                 primaryRelay = SmtpTestServer.start();
@@ -315,41 +311,7 @@ public final class ItEnvironment {
                 env.put("MAILROOM_ATTACHMENTS_ALLOWED_PREFIXES", "http://127.0.0.1:" + files.port() + FILES_PATH);
                 env.put("MAILROOM_ATTACHMENTS_TIMEOUT", "3s");
                 alerts = AlertReceiver.start();
-                env.put("MAILROOM_ALERTS_WEBHOOK_URL", alerts.url());
-                env.put("MAILROOM_ALERTS_GROUP_WAIT", "1s");
-                env.put("MAILROOM_ALERTS_GROUP_INTERVAL", "1s");
-                env.put("MAILROOM_ALERTS_RETRY_INITIAL_BACKOFF", "500ms");
-                env.put("MAILROOM_ALERTS_RETRY_MAX_BACKOFF", "2s");
-                env.put("MAILROOM_ALERTS_BURST_COUNT", "100");
-                // test-sized retry policy: the defaults wait minutes to hours for a soft bounce
-                env.put("MAILROOM_POLICY_DEFAULT_SOFT_BOUNCE_DELAYS", "1s,2s,3s");
-                env.put("MAILROOM_POLICY_DEFAULT_INTERNAL_DELAYS", "1s");
-                // the bulk queue has a policy of its own: one quick transient retry
-                env.put("MAILROOM_POLICY_MAIL_SEND_BULK_TRANSIENT_DELAYS", "1s");
-                env.put("MAILROOM_POLICY_MAIL_SEND_BULK_TRANSIENT_MAX_RETRIES", "1");
-                env.put("MAILROOM_DEADLETTER_SWEEP_INTERVAL", "PT2S");
-                env.put("MAILROOM_DEADLETTER_MONITOR_INTERVAL", "PT1S");
-                // a retention pass every 2 s, not every minute: it removes nothing until a test moves the clock
-                env.put("MAILROOM_JOBS_RETENTION_INTERVAL", "PT2S");
-                env.put("MAILROOM_TESTING_CLOCK_CONTROL", "true");
-                // stop the line: a probe every second; a dead-letter-rate pause restarts after seconds, not a
-                // minute; the bulk queue's breaker activates after 20 deliveries (StopTheLineIT)
-                env.put("MAILROOM_STOP_THE_LINE_PROBE_INTERVAL", "PT1S");
-                env.put("MAILROOM_STOP_THE_LINE_DEAD_LETTER_RATE_DEFAULT_RESTART_AFTER", "PT5S");
-                env.put("MAILROOM_STOP_THE_LINE_DEAD_LETTER_RATE_MAIL_SEND_BULK_ACTIVATION_THRESHOLD", "20");
-                env.put("MAILROOM_STOP_THE_LINE_DEAD_LETTER_RATE_MAIL_SEND_BULK_RESTART_AFTER", "PT3S");
-                env.put("MAILROOM_WEBHOOKS_GENERIC_SECRET", WEBHOOK_SECRET);
-                // the reconciliation's watch (silent jobs, bounce/complaint rates) every 2 s, not every minute
-                env.put("MAILROOM_RECONCILE_WATCH_INTERVAL", "PT2S");
-                env.put("MAILROOM_WEBHOOKS_MAX_BYTES", Integer.toString(WEBHOOK_MAX_BYTES));
-                Path templates = profileDir.resolve("templates");
-                try {
-                    Files.createDirectories(templates);
-                    Files.writeString(templates.resolve(BROKEN_TEMPLATE_ID + ".json"), "{ this is not json");
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-                env.put("MAILROOM_TEMPLATES_DIR", templates.toString());
+                env.putAll(ItSettings.operations(alerts.url(), profileDir));
             }
             String config = "standalone-mailroom.xml";
             java.util.concurrent.CompletableFuture<ArtemisBroker.Pair> pair = null;

@@ -56,7 +56,7 @@ public final class ProcessCpu {
         return m;
     }
 
-    /** CPU seconds used since the mark, by kind ({@code wildfly}, {@code configure} (jboss-cli), {@code artemis}, {@code postgres}, {@code tests},
+    /** CPU seconds used since the mark, by kind ({@code wildfly}, {@code liberty}, {@code configure} (jboss-cli), {@code artemis}, {@code postgres}, {@code tests},
      * {@code other}) and {@code total}. */
     public synchronized Map<String, Double> since(Map<Long, Double> mark) {
         sample();
@@ -166,6 +166,9 @@ public final class ProcessCpu {
         }
         if (cmd.contains("jboss-modules.jar")) {
             return "wildfly";
+        }
+        if (cmd.contains("ws-server.jar")) {
+            return "liberty";
         }
         if (cmd.contains("org.apache.activemq.artemis.boot.Artemis")) {
             return "artemis";

@@ -39,7 +39,7 @@ import java.util.stream.Collectors;
  *       A JVM shutdown hook stops it otherwise.</li>
  * </ul>
  */
-public final class WildFlyServer implements AutoCloseable {
+public final class WildFlyServer implements MailroomServer {
 
     /** 240 s, or {@code -Dmailroom.it.boot-timeout-seconds}: a machine shared by several builds may boot slower. */
     public static final Duration DEFAULT_BOOT_TIMEOUT = Duration.ofSeconds(Long.getLong("mailroom.it.boot-timeout-seconds", 240));
@@ -100,6 +100,7 @@ public final class WildFlyServer implements AutoCloseable {
     }
 
     /** {@code http://127.0.0.1:<http>/mailroom} (the context root of the deployed WAR). */
+    @Override
     public String baseUrl() {
         return "http://127.0.0.1:" + httpPort() + settings.contextRoot;
     }
@@ -111,6 +112,11 @@ public final class WildFlyServer implements AutoCloseable {
     /** WildFly's own server.log (in the log dir). */
     public Path serverLog() {
         return settings.logDir.resolve("server.log");
+    }
+
+    @Override
+    public Path log() {
+        return serverLog();
     }
 
     public Path home() {
@@ -146,6 +152,7 @@ public final class WildFlyServer implements AutoCloseable {
     // ------------------------------------------------------------------ lifecycle
 
     /** Starts the server and waits until the readiness URL answers 200. */
+    @Override
     public synchronized WildFlyServer start() {
         Instant begin = launch();
         awaitReady(begin);
@@ -222,6 +229,7 @@ public final class WildFlyServer implements AutoCloseable {
      * Starts the server again with the same settings, data, log and temp dirs (H2 files and the Artemis journal
      * survive). If it is still running it is first stopped gracefully.
      */
+    @Override
     public synchronized WildFlyServer restart() {
         if (isRunning()) {
             stop();
@@ -233,6 +241,7 @@ public final class WildFlyServer implements AutoCloseable {
      * SIGKILL to the server JVM (found among the script's descendants) and then to the script, as in a crash;
      * waits until both are gone and the HTTP, management and Artemis ports are free.
      */
+    @Override
     public synchronized void killHard() {
         if (script == null) {
             return;
@@ -286,6 +295,7 @@ public final class WildFlyServer implements AutoCloseable {
     }
 
     /** Graceful shutdown: SIGTERM to the server JVM, up to 60 s, then {@link #killHard()}. Idempotent. */
+    @Override
     public synchronized void stop() {
         stop(GRACEFUL_STOP_TIMEOUT);
     }
