@@ -2,12 +2,11 @@ package dev.mailroom.platform;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
+import dev.mailroom.testsupport.Shell;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,9 +37,9 @@ class BrokerUrlTest {
             "tcp://a:1?ha=false& | broker a 1;param ha false",
     })
     void aUrlBothServersHonourIsReadIntoBrokersAndParameters(String url, String expected) throws Exception {
-        Result r = parse(url);
-        assertThat(r.exit).as(r.err).isZero();
-        assertThat(r.out.strip().split("\n")).containsExactly(expected.split(";"));
+        Shell.Result r = parse(url);
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out().strip().split("\n")).containsExactly(expected.split(";"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -66,27 +65,28 @@ class BrokerUrlTest {
             "?ha=true | it names no broker",
     })
     void aUrlEitherServerWouldMisreadIsRefusedNamingTheSettingAndThePart(String url, String reason) throws Exception {
-        Result r = parse(url);
-        assertThat(r.exit).as(r.out).isEqualTo(2);
-        assertThat(r.out).as("nothing half-read is printed").isEmpty();
-        assertThat(r.err).startsWith("MAILROOM_BROKER_URL='" + url + "': ").contains(reason);
+        Shell.Result r = parse(url);
+        assertThat(r.exit()).as(r.out()).isEqualTo(2);
+        assertThat(r.out()).as("nothing half-read is printed").isEmpty();
+        assertThat(r.err()).startsWith("MAILROOM_BROKER_URL='" + url + "': ").contains(reason);
     }
 
     @Test
     void anEmptyUrlNamesNoBroker() throws Exception {
-        Result r = parse("");
-        assertThat(r.exit).isEqualTo(2);
-        assertThat(r.err).contains("MAILROOM_BROKER_URL", "it names no broker");
+        Shell.Result r = parse("");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.err()).contains("MAILROOM_BROKER_URL", "it names no broker");
     }
 
     /** WildFly's side: each parameter the parser passes becomes the pooled connection factory's attribute. */
     @Test
     void wildFlysBatchCarriesEveryParameterAsItsAttribute() throws Exception {
-        Result r = run("bash server-config/wildfly/remote-broker.sh \"$1\"", "bash",
+        Shell.Result r = remoteBroker(
                 "(tcp://p:61616,tcp://b:61617)?ha=true&reconnectAttempts=-1&retryInterval=500&retryIntervalMultiplier=1.5"
                         + "&maxRetryInterval=30000&callTimeout=20000&clientFailureCheckPeriod=10000&connectionTTL=60000");
-        assertThat(r.exit).as(r.err).isZero();
-        assertThat(r.out).contains("mailroom-broker-1:add(host=p, port=61616)", "mailroom-broker-2:add(host=b, port=61617)",
+        assertThat(r.exit()).as(r.err()).isZero();
+        assertThat(r.out()).contains("mailroom-broker-1:add(host=p, port=61616)",
+                "mailroom-broker-2:add(host=b, port=61617)",
                 "connectors=[mailroom-broker-1, mailroom-broker-2]",
                 "ha=true, reconnect-attempts=-1, retry-interval=500, retry-interval-multiplier=1.5, max-retry-interval=30000,"
                         + " call-timeout=20000, client-failure-check-period=10000, connection-ttl=60000)");
@@ -94,38 +94,34 @@ class BrokerUrlTest {
 
     @Test
     void wildFlyPrintsNoBatchForARefusedUrl() throws Exception {
-        Result r = run("bash server-config/wildfly/remote-broker.sh \"$1\"", "bash", "tcp://a:1?consumerWindowSize=0");
-        assertThat(r.exit).isEqualTo(2);
-        assertThat(r.out).isEmpty();
-        assertThat(r.err).contains("MAILROOM_BROKER_URL", "'consumerWindowSize' is not supported");
+        Shell.Result r = remoteBroker("tcp://a:1?consumerWindowSize=0");
+        assertThat(r.exit()).isEqualTo(2);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).contains("MAILROOM_BROKER_URL", "'consumerWindowSize' is not supported");
     }
 
-    /** Open Liberty's side: a URL it used to half-read stops configure.sh before it lays anything out. */
-    @Test
-    void libertysConfigureStopsOnARefusedUrlBeforeLayingOutTheServer(@TempDir Path wlp) throws Exception {
-        Result r = run("MAILROOM_BROKER_URL=\"$1\" bash server-config/liberty/configure.sh \"$2\" mailroom.war", "bash",
-                "tcp://a:1?ha=true&callTimeout=30s", wlp.toString());
-        assertThat(r.exit).as(r.out).isEqualTo(2);
-        assertThat(r.err).contains("MAILROOM_BROKER_URL", "bad value for callTimeout: '30s'");
-        try (var laidOut = Files.list(wlp)) {
+    /**
+     * Either server's configure.sh stops on a refused URL before it touches the server (Open Liberty's used to
+     * read only {@code ha=true} and carry on).
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"server-config/liberty/configure.sh", "server-config/wildfly/configure.sh"})
+    void configureStopsOnARefusedUrlBeforeTouchingTheServer(String script, @TempDir Path home) throws Exception {
+        Shell.Result r = Shell.run(List.of("bash", script, home.toString(), home.resolve("driver.jar").toString()),
+                Map.of("MAILROOM_BROKER_URL", "tcp://a:1?ha=true&callTimeout=30s"));
+        assertThat(r.exit()).as(r.out()).isEqualTo(2);
+        assertThat(r.err()).contains("MAILROOM_BROKER_URL", "bad value for callTimeout: '30s'");
+        try (var laidOut = Files.list(home)) {
             assertThat(laidOut).isEmpty();
         }
     }
 
-    private static Result parse(String url) throws Exception {
-        return run(". \"$0\"; broker_url_parse \"$1\"", PARSER.toAbsolutePath().toString(), url);
+    private static Shell.Result parse(String url) throws Exception {
+        String source = ". \"$0\"; broker_url_parse \"$1\"";
+        return Shell.run(List.of("bash", "-c", source, PARSER.toAbsolutePath().toString(), url), Map.of());
     }
 
-    /** Runs a bash snippet with its arguments as $0, $1, ... */
-    private static Result run(String script, String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("bash", "-c", script));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).start();
-        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        return new Result(p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
-                new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
-    }
-
-    private record Result(int exit, String out, String err) {
+    private static Shell.Result remoteBroker(String url) throws Exception {
+        return Shell.run(List.of("bash", "server-config/wildfly/remote-broker.sh", url), Map.of());
     }
 }

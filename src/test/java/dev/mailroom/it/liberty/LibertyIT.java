@@ -13,6 +13,8 @@ import dev.mailroom.it.support.StopTheLineScenario;
 import dev.mailroom.it.support.Webhooks;
 import dev.mailroom.testsupport.SmtpTestServer;
 import jakarta.jms.Message;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -85,6 +87,19 @@ class LibertyIT {
         assertThat(copy.getStringProperty("mr_reason")).isEqualTo("poison");
         assertThat(copy.getStringProperty("mr_source_queue")).isEqualTo("mail.send");
         assertThat(copy.getStringProperty("mr_error")).isNotBlank();
+    }
+
+    /**
+     * The build configures Liberty with {@code MAILROOM_BROKER_URL=tcp://127.0.0.1:61616?callTimeout=30000}
+     * (pom.xml): the parameter is one of the resource adapter's properties, which Liberty took without a word.
+     */
+    @Test
+    void theBrokerUrlsClientParametersAreTheResourceAdaptersProperties() throws Exception {
+        Path configured = env.server().configDir().resolve("configDropins/overrides/mailroom-configured.xml");
+        assertThat(Files.readString(configured))
+                .containsPattern("<resourceAdapter id=\"artemis\">\\s*<properties\\.artemis [^>]*CallTimeout=\"30000\"");
+        assertThat(env.server().messagesLog().lines().filter(l -> l.contains("CWWKG") || l.contains("J2CA")))
+                .as("configuration messages").noneMatch(l -> l.contains("artemis") && l.matches(".* [WE] .*"));
     }
 
     @Test
