@@ -25,6 +25,10 @@
 #                                  -XX:StartFlightRecording=filename=/tmp/{run}.jfr,settings=profile
 #   BENCH_JPA_STATS=1              each Mailroom run also reports Hibernate's statements/flushes/transactions per job
 #   BENCH_SKIP_BUILD=1             reuse target-bench/ as it is (it must have been built)
+#   BENCH_HISTORY=1000000          adds the history figure on PostgreSQL (bench/history.sh runs it alone): the sandbox run
+#                                  (BENCH_HISTORY_CONSUMERS=4) on an empty database and on one seeded with that many
+#                                  finished jobs and a tenth as many dead letters, then again while retention purges
+#                                  them (BENCH_RETENTION_INTERVAL=5s)
 #   BENCH_SERVERS=wildfly          the servers: with liberty in the list (wildfly,liberty), the build also lays out
 #                                  Open Liberty and a standalone Artemis, and dev.mailroom.bench.ServerCpuBench prints
 #                                  CPU per job on each (sandbox, 4 consumers, H2) side by side, after the figures above
@@ -115,6 +119,9 @@ if [ "${BENCH_SEND_FIGURES:-1}" != "0" ]; then
   -Dbench.mixed-n="${BENCH_MIXED_N:-}" \
   -Dbench.server-java-opts="${BENCH_SERVER_JAVA_OPTS:-}" \
   -Dbench.jpa-stats="${BENCH_JPA_STATS:-false}" \
+  -Dbench.history="${BENCH_HISTORY:-0}" \
+  -Dbench.history-consumers="${BENCH_HISTORY_CONSUMERS:-4}" \
+  -Dbench.retention-interval="${BENCH_RETENTION_INTERVAL:-5s}" \
   dev.mailroom.bench.SendBench "$n"
 rc=$?
 fi

@@ -89,9 +89,19 @@ public class RetentionBatch {
     /** When the oldest finished job (one retention may remove) last changed; null when there is none. */
     @Transactional(Transactional.TxType.SUPPORTS)
     public Instant oldestFinished() {
-        return instant(em.createNativeQuery("select min(updated_at) from mail_job where state in (:states)")
-                .setParameter("states", stateNames()).getSingleResult());
+        return instant(em.createNativeQuery(OLDEST_FINISHED).getSingleResult());
     }
+
+    /**
+     * The least of each removable state's own oldest: one probe of {@code ix_mail_job_state_updated} per state. A
+     * {@code min} over {@code state in (...)} reads every finished job's index entry instead (PostgreSQL cannot take
+     * the first of several ranges in order), a million at a million jobs of history, at every tick on every node.
+     */
+    static final String OLDEST_FINISHED = "select min(oldest) from ("
+            + String.join(" union all ", stateNames().stream()
+                    .map(state -> "select min(updated_at) as oldest from mail_job where state = '" + state + "'")
+                    .toList())
+            + ") oldest_per_state";
 
     /**
      * The cohort's removable jobs past its retention, locked: a pending dead letter or held send keeps one. In no

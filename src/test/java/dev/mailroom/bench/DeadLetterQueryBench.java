@@ -172,7 +172,7 @@ public final class DeadLetterQueryBench {
         return "t".equals(scalar(c, "select to_regclass('dead_letter_group_day') is not null"));
     }
 
-    private static void load(Connection c, int rows, Instant now) throws SQLException {
+    static void load(Connection c, int rows, Instant now) throws SQLException {
         c.setAutoCommit(false);
         try (Statement s = c.createStatement()) {
             s.execute("create temporary table bench_cause (k int primary key, error_type varchar(300), "

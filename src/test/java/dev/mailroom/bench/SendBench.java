@@ -121,6 +121,17 @@ public final class SendBench {
     private final String serverJavaOpts;
     /** Whether each Mailroom run also reports Hibernate's statistics per job (BENCH_JPA_STATS=1; costs a little CPU). */
     private final boolean jpaStats;
+    /** Finished jobs of history for the history figure (bench.history; 0: no such figure), a tenth as many dead letters. */
+    private final int history;
+    /** mailroom.jobs.retention-interval of the history figure's two servers (bench.retention-interval). */
+    private final String retentionInterval;
+    /** MAILROOM_CONSUMERS of the history figure's runs (bench.history-consumers). */
+    private final int historyConsumers;
+    /**
+     * Warm-up jobs before each run of the history figure: after 200 a server's first run still cost a third more CPU
+     * per job than its later ones (its JIT was still compiling), which a ratio between servers would take for history.
+     */
+    private final int historyWarmup;
     private final List<Point> points = new ArrayList<>();
     private final List<String> checks = new ArrayList<>();
     private Path naiveWar;
@@ -134,6 +145,7 @@ public final class SendBench {
     private Integer mdbPoolSize;
 
     private Running current;
+    private int mailroomRuns;
 
     private SendBench(int n) {
         this.n = n;
@@ -165,6 +177,11 @@ public final class SendBench {
         this.commit = System.getProperty("bench.commit", "?");
         this.serverJavaOpts = System.getProperty("bench.server-java-opts", "").trim();
         this.jpaStats = Set.of("1", "true", "yes").contains(System.getProperty("bench.jpa-stats", "").trim().toLowerCase(Locale.ROOT));
+        String historyProp = System.getProperty("bench.history", "").trim();
+        this.history = historyProp.isEmpty() ? 0 : Integer.parseInt(historyProp);
+        this.retentionInterval = System.getProperty("bench.retention-interval", "5s").trim();
+        this.historyConsumers = Integer.getInteger("bench.history-consumers", 4);
+        this.historyWarmup = Integer.getInteger("bench.history-warmup", Math.max(warmup, 1000));
     }
 
     public static void main(String[] args) {
@@ -241,6 +258,12 @@ public final class SendBench {
             if (mixedN > 0) {
                 mixedFigure(db);
             }
+            if (history > 0 && POSTGRESQL.equals(db)) {
+                historyFigure(db);
+            }
+        }
+        if (history > 0 && !databases.contains(POSTGRESQL)) {
+            notes.add("history figure skipped: it runs on PostgreSQL only (bench.databases has none)");
         }
         String report = report(Duration.between(begin, Instant.now()));
         System.out.println(report);
@@ -286,6 +309,71 @@ public final class SendBench {
             checks.add(String.format(Locale.ROOT, "Good-job throughput 10%% failing / clean, http 0 ms, 4 consumers, %s: "
                     + "%.2f", db, ratio));
         }
+    }
+
+    /**
+     * Cost as history grows, and retention's purge under load (bench/README.md, "History"): the sandbox run at
+     * {@code bench.history-consumers} on an empty PostgreSQL, then on one seeded with {@code history} finished jobs and a
+     * tenth as many dead letters ({@link HistorySeed}), each on a server start of its own with the same settings; then,
+     * on the seeded server, retention is let loose on the history (every seeded job is past the 1-day retention) and,
+     * once it removes, the same run again while it does, and once more when it is done; last, the empty database
+     * again. Each ratio compares runs on both sides of the one it divides (balanced: steady drift of the machine's
+     * load cancels). Retention's lease is held by the bench until then, so the
+     * first seeded run sends beside a history nobody removes.
+     */
+    private void historyFigure(String db) {
+        int consumers = historyConsumers;
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("MAILROOM_CONSUMERS", Integer.toString(consumers));
+        env.put("MAILROOM_JOBS_RETENTION", "1d");
+        env.put("MAILROOM_JOBS_RETENTION_INTERVAL", retentionInterval);
+        String figure = "Mailroom sandbox, 0 ms, ";
+        startServer("history-empty-c" + consumers + "-" + db, env, consumers, db);
+        Result empty = mailroomRun(figure + "empty database", consumers, null, n, false, historyWarmup);
+        stopCurrent();
+        List<String> seeded = new ArrayList<>();
+        startServer("history-c" + consumers + "-" + db, env, consumers, db,
+                pg -> seeded.addAll(HistorySeed.seed(pg, history, history / 10, Instant.now())));
+        seeded.forEach(line -> {
+            notes.add(line);
+            log(line);
+        });
+        Result full = mailroomRun(figure + String.format(Locale.ROOT, "%,d jobs of history", history), consumers,
+                null, n, false, historyWarmup);
+        RetentionPurge.Observed purge = purgeWhileSending(figure, consumers);
+        Result after = mailroomRun(figure + "after retention's purge", consumers, null, n, false, historyWarmup);
+        stopCurrent();
+        // the empty database again, last: the load of a shared machine drifts over the many minutes between
+        startServer("history-empty2-c" + consumers + "-" + db, env, consumers, db);
+        Result empty2 = mailroomRun(figure + "empty database, again", consumers, null, n, false, historyWarmup);
+        stopCurrent();
+        HistoryFigure.Figures f = new HistoryFigure.Figures(db, consumers, history, empty, empty2, full, after, purge);
+        checks.addAll(HistoryFigure.summaryLines(f));
+        HistoryFigure.notes(f).forEach(line -> {
+            notes.add(line);
+            log(line);
+        });
+        if (purge.problem() != null) {
+            fail("retention purge: " + purge.problem());
+        }
+    }
+
+    /**
+     * On the seeded server: releases retention's lease, waits until retention has removed its first batch, then runs
+     * the sandbox run again while it removes; then waits until every seeded job is gone. The rows removed are read
+     * from {@code mailroom_jobs_retention_removed_total}.
+     */
+    private RetentionPurge.Observed purgeWhileSending(String figure, int consumers) {
+        Running s = current;
+        RetentionPurge watch = new RetentionPurge(history, () -> retentionRemoved());
+        HistorySeed.releaseRetention(s.pg);
+        watch.awaitStart(Duration.ofMinutes(3));
+        Result during = mailroomRun(figure + "during retention's purge", consumers, null, n, false, historyWarmup);
+        long left = HistorySeed.jobsLeft(s.pg);
+        watch.runEnded(left);
+        log(String.format(Locale.ROOT, "retention: %,d seeded jobs left when the run ended; awaiting the rest", left));
+        watch.awaitEnd(Duration.ofSeconds(600 + history / 100));
+        return watch.observed(during, HistorySeed.jobsLeft(s.pg));
     }
 
     /**
@@ -444,9 +532,15 @@ public final class SendBench {
      * until the queue is empty (clock stops), then check the counts.
      */
     private Result mailroomRun(String figure, int consumers, ProviderStub stub, int n, boolean mixed) {
+        return mailroomRun(figure, consumers, stub, n, mixed, warmup);
+    }
+
+    /** As above, after {@code warmup} jobs through the same path. */
+    private Result mailroomRun(String figure, int consumers, ProviderStub stub, int n, boolean mixed, int warmup) {
         Running s = current;
+        // the run's number in its ids: a second run on the same server must not send the first one's again
         String label = (stub == null ? "sandbox" : "http" + stub.latencyMillis() + "ms") + "-c" + consumers
-                + (mixed ? "-mixed" : "");
+                + (mixed ? "-mixed" : "") + "-m" + (++mailroomRuns);
         int failing = mixed ? n / 9 : 0; // n good jobs, every 10th job of the run a failing one
         int total = n + failing;
         List<String> problems = new ArrayList<>();
@@ -608,7 +702,7 @@ public final class SendBench {
         if (!problems.isEmpty()) {
             fail(label + ": " + problems);
         }
-        return new Result(rate, cpu0.msPerItem(cpu1, total), peakRequests);
+        return new Result(rate, cpu0.msPerItem(cpu1, total), peakRequests, cpu0.dbMsPerItem(cpu1, total));
     }
 
     private static final String JPA_UNIT = "/deployment=mailroom.war/subsystem=jpa/hibernate-persistence-unit=mailroom.war#mailroom";
@@ -874,6 +968,12 @@ public final class SendBench {
     // ------------------------------------------------------------------ server
 
     private void startServer(String name, Map<String, String> env, int consumers, String db) {
+        startServer(name, env, consumers, db, pg -> { });
+    }
+
+    /** As above; {@code prepare} gets the fresh PostgreSQL (not called on H2) before the server first boots on it. */
+    private void startServer(String name, Map<String, String> env, int consumers, String db,
+                             java.util.function.Consumer<PostgresServer> prepare) {
         Path cfgDir = home.resolve("standalone/configuration");
         try {
             // a fresh copy each start: management changes (the baseline queue) never reach standalone-mailroom.xml
@@ -887,6 +987,12 @@ public final class SendBench {
         if (POSTGRESQL.equals(db)) {
             // as the tests start it (it.support.PostgresServer): a fresh instance per server start, like H2's fresh file
             pg = PostgresServer.start(work.resolve(name + "-postgres"), false);
+            try {
+                prepare.accept(pg);
+            } catch (RuntimeException e) {
+                pg.close();
+                throw e;
+            }
             environment.put("MAILROOM_DB_URL", pg.jdbcUrl());
             environment.put("MAILROOM_DB_USER", pg.user());
             environment.put("MAILROOM_DB_PASSWORD", pg.password());
@@ -1154,22 +1260,8 @@ public final class SendBench {
 
     /** Mailroom's counters for mail.send from Prometheus: {@code jobs|<outcome>} and {@code attempts|<status>}. */
     private Map<String, Double> counters() {
-        URI uri = URI.create("http://127.0.0.1:" + (9990 + offset) + "/prometheus");
-        HttpResponse<String> r;
-        try {
-            r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new UncheckedIOException("GET " + uri + " failed", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-        if (r.statusCode() != 200) {
-            throw new IllegalStateException("GET " + uri + " answered " + r.statusCode());
-        }
         Map<String, Double> out = new HashMap<>();
-        for (String line : r.body().split("\n")) {
+        for (String line : prometheus().split("\n")) {
             Matcher m = PROM_LINE.matcher(line);
             if (!m.find()) {
                 continue;
@@ -1187,6 +1279,30 @@ public final class SendBench {
             out.merge(key, Double.parseDouble(m.group(3)), Double::sum);
         }
         return out;
+    }
+
+    /** Rows retention removed so far, by kind ({@code mailroom_jobs_retention_removed_total{kind}}). */
+    private Map<String, Long> retentionRemoved() {
+        return RetentionPurge.removed(prometheus());
+    }
+
+    /** The management port's Prometheus page. */
+    private String prometheus() {
+        URI uri = URI.create("http://127.0.0.1:" + (9990 + offset) + "/prometheus");
+        HttpResponse<String> r;
+        try {
+            r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException("GET " + uri + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException("GET " + uri + " answered " + r.statusCode());
+        }
+        return r.body();
     }
 
     private void awaitCounter(Map<String, Double> before, String kind, String name, long expected, Duration timeout) {
@@ -1215,11 +1331,13 @@ public final class SendBench {
      * CPU time from /proc: the server JVM's user+system ticks and the whole machine's busy and iowait ticks
      * (USER_HZ, 100 per second on Linux).
      */
-    private record Cpu(long serverTicks, long machineTotal, long machineIdle, long machineIowait) {
+    private record Cpu(long serverTicks, long machineTotal, long machineIdle, long machineIowait, long dbTicks) {
 
         static Cpu sample(WildFlyServer server) {
             long pid = server.javaPid().orElse(-1);
             long serverTicks = pid > 0 ? ProcessCpu.cpuTicks(pid).orElse(-1) : -1; // -1: not on Linux
+            // PostgreSQL, when the bench started it: its processes are this JVM's descendants (none on H2)
+            long dbTicks = ProcessCpu.descendantTicks("postgres").orElse(-1);
             long total = 0;
             long idle = 0;
             long iowait = 0;
@@ -1233,7 +1351,12 @@ public final class SendBench {
             } catch (IOException | RuntimeException ignored) {
                 // not on Linux
             }
-            return new Cpu(serverTicks, total, idle, iowait);
+            return new Cpu(serverTicks, total, idle, iowait, dbTicks);
+        }
+
+        /** PostgreSQL's CPU ms per item between this and a later sample (NaN with no PostgreSQL). */
+        double dbMsPerItem(Cpu later, int items) {
+            return dbTicks > 0 && later.dbTicks > 0 ? 10.0 * (later.dbTicks - dbTicks) / items : Double.NaN;
         }
 
         /** Server CPU ms per item between this and a later sample (NaN when /proc cannot be read). */
@@ -1250,6 +1373,9 @@ public final class SendBench {
                 double cpuSec = (later.serverTicks - serverTicks) / 100.0;
                 b.append(String.format(Locale.ROOT, "server CPU %.1f ms/item (%.0f%% of %d cores)", 1000 * cpuSec / items,
                         100 * cpuSec / seconds / cpus, cpus));
+            }
+            if (!Double.isNaN(dbMsPerItem(later, items))) {
+                b.append(String.format(Locale.ROOT, "; PostgreSQL CPU %.1f ms/item", dbMsPerItem(later, items)));
             }
             long total = later.machineTotal - machineTotal;
             if (total > 0) {
@@ -1281,16 +1407,23 @@ public final class SendBench {
                            String db) {
     }
 
-    /** One measured run: jobs (messages) per second, server CPU ms per job, peak concurrent requests at the stub. */
-    record Result(double rate, double cpuMs, int peakAtProvider) {
+    /**
+     * One measured run: jobs (messages) per second, server CPU ms per job, peak concurrent requests at the stub, and
+     * PostgreSQL's CPU ms per job (its processes together; NaN on H2 or where not measured).
+     */
+    record Result(double rate, double cpuMs, int peakAtProvider, double dbCpuMs) {
+
+        Result(double rate, double cpuMs, int peakAtProvider) {
+            this(rate, cpuMs, peakAtProvider, Double.NaN);
+        }
 
         /**
          * Two runs of the same N as one: the rate of both together (2N over the sum of their times, the harmonic
-         * mean), the mean CPU per job, the higher peak.
+         * mean), the mean CPU per job (server's and database's), the higher peak.
          */
         static Result combined(Result a, Result b) {
             return new Result(2 / (1 / a.rate + 1 / b.rate), (a.cpuMs + b.cpuMs) / 2,
-                    Math.max(a.peakAtProvider, b.peakAtProvider));
+                    Math.max(a.peakAtProvider, b.peakAtProvider), (a.dbCpuMs + b.dbCpuMs) / 2);
         }
     }
 
@@ -1377,6 +1510,9 @@ public final class SendBench {
      * the chart (bench.chart) beside it.
      */
     private void writeReadmeAndChart(Instant begin) {
+        if (points.isEmpty()) {
+            return; // a run of the history figure alone: no table, and the chart stays as it was
+        }
         String title = String.format(Locale.ROOT, "Mailroom vs a naive and a guarded MDB, N=%d, %s, load avg %s "
                 + "(commit %s)", n,
                 begin.toString().substring(0, 16).replace('T', ' ') + " UTC", loadAverage(), commit);

@@ -61,6 +61,11 @@ class SendBenchPiecesTest {
             assertThat(names).noneMatch(n -> n.contains("dev/mailroom/") && !n.contains("dev/mailroom/bench/naive/"));
             String ejb = new String(jar.getInputStream(jar.getEntry("WEB-INF/jboss-ejb3.xml")).readAllBytes());
             assertThat(ejb).contains("<ejb-name>GuardedSendConsumer</ejb-name>");
+            // WildFly resolves ${env...} in descriptors only: on the annotation the resource adapter's 15 sessions applied
+            assertThat(java.util.Arrays.asList(ejb.split("<message-driven>")).subList(1, 3)).allSatisfy(bean -> assertThat(bean)
+                    .contains("<activation-config-property-name>maxSession</activation-config-property-name>")
+                    .contains("${env.MAILROOM_CONSUMERS:4}"));
+            assertThat(ejb.split("<message-driven>")).hasSize(3);
             // Hibernate reads the create script one statement a line (its default single-line extractor)
             String sql = new String(jar.getInputStream(jar.getEntry("WEB-INF/classes/META-INF/naive-create.sql"))
                     .readAllBytes());
@@ -161,5 +166,42 @@ class SendBenchPiecesTest {
         BufferedImage image = ImageIO.read(dir.resolve("chart.png").toFile());
         assertThat(image.getWidth()).isEqualTo(2 * 560);
         assertThat(image.getHeight()).isEqualTo(460);
+    }
+
+    @Test
+    void theRetentionCounterIsReadByKindFromThePrometheusPage() {
+        String page = """
+                # TYPE mailroom_jobs_retention_removed_total counter
+                mailroom_jobs_retention_removed_total{kind="job"} 1500.0
+                mailroom_jobs_retention_removed_total{kind="timeline",node="a"} 5900.0
+                mailroom_jobs_total{outcome="sent_to_provider",queue="mail.send"} 12.0
+                """;
+
+        assertThat(RetentionPurge.removed(page)).containsExactly(java.util.Map.entry("job", 1500L),
+                java.util.Map.entry("timeline", 5900L));
+    }
+
+    @Test
+    void theHistoryLinesAreRatiosOfTheSameRunOnEmptyAndSeededDatabases() {
+        // the empty database before (100 jobs/s) and after (a loaded machine: 100 / 3 jobs/s): 50 jobs/s together
+        SendBench.Result emptyFirst = new SendBench.Result(100, 18.0, -1, 3.0);
+        SendBench.Result emptyLast = new SendBench.Result(100.0 / 3, 22.0, -1, 5.0);
+        SendBench.Result full = new SendBench.Result(45, 22.0, -1, 5.0);
+        SendBench.Result after = new SendBench.Result(45, 24.0, -1, 5.0);
+        RetentionPurge.Observed purge = new RetentionPurge.Observed(new SendBench.Result(40.5, 24.0, -1, 9.0),
+                java.util.Map.of("job", 100_000L, "attempt", 102_000L, "recipient", 120_000L, "timeline", 378_000L,
+                        "claim", 0L), 200, 300_000, 0, null);
+
+        List<String> lines = HistoryFigure.summaryLines(new HistoryFigure.Figures(SendBench.POSTGRESQL, 4, 1_000_000,
+                emptyFirst, emptyLast, full, after, purge));
+
+        assertThat(lines).containsExactly(
+                "CPU per job, 1M history / empty, PostgreSQL: 1.10",
+                "Database CPU per job, 1M history / empty, PostgreSQL: 1.25",
+                "Jobs/s, 1M history / empty, PostgreSQL: 0.90",
+                "Retention purge, 1M history, PostgreSQL: 3500 rows/s (500 jobs/s)",
+                "Sending during retention's purge / without, sandbox, 4 consumers, PostgreSQL: 0.90");
+        assertThat(HistoryFigure.size(250_000)).isEqualTo("250k");
+        assertThat(HistoryFigure.size(1234)).isEqualTo("1234");
     }
 }

@@ -144,6 +144,28 @@ class RetentionBatchComponentTest {
         assertThat(jobsPresent(List.of(sent))).isEmpty();
     }
 
+    @Test
+    void theOldestFinishedJobIsTheEarliestLastChangeAmongTheRemovableOnes() {
+        long unknown = inState("oldest-unknown", JobState.unknown);
+        long discarded = finished("oldest-discarded", JobState.discarded);
+        long delivered = finished("oldest-delivered", JobState.delivered);
+        lastChangedAt(unknown, "1999-01-01T00:00:00Z"); // not removable: not counted
+        lastChangedAt(discarded, "2000-03-01T00:00:00Z");
+        lastChangedAt(delivered, "2000-02-01T00:00:00Z");
+        try {
+            assertThat(inTransaction(RetentionBatch::oldestFinished)).isEqualTo(Instant.parse("2000-02-01T00:00:00Z"));
+        } finally {
+            // far ahead of every other test's clock: no pass of theirs removes these two
+            lastChangedAt(discarded, "3000-01-01T00:00:00Z");
+            lastChangedAt(delivered, "3000-01-01T00:00:00Z");
+        }
+    }
+
+    void lastChangedAt(long jobId, String at) {
+        db.run(em -> em.createNativeQuery("update mail_job set updated_at = ?1 where id = ?2")
+                .setParameter(1, Timestamp.from(Instant.parse(at))).setParameter(2, jobId).executeUpdate());
+    }
+
     /** Every cohort's batches, as {@link JobRetention#pass} runs them, with the rows removed added up. */
     private Map<String, Integer> pass(Instant now) {
         Map<String, Integer> total = new java.util.HashMap<>();

@@ -25,7 +25,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Redrive on the real server: jobs dead-letter during an SMTP outage on mail.send.bulk, then
- * a plan for the outage window replays them: sample, wait, rest at the set rate, each mail once.
+ * a plan of the outage's dead-letter group replays them: sample, wait, rest at the set rate, each mail once
+ * ({@link RedriveScenario}, which LibertyIT runs too); a run during the outage, overlapping runs, expired and edited
+ * entries, the lap cap, bad plans, a discard.
  */
 @Tag("redrive")
 class RedriveIT {

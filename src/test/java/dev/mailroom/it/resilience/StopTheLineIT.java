@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mailroom.it.support.AlertReceiver;
-import dev.mailroom.it.support.ApiClient;
 import dev.mailroom.it.support.ItEnvironment;
 import dev.mailroom.it.support.StopTheLineScenario;
 import dev.mailroom.testsupport.SmtpTestServer;
@@ -39,7 +38,6 @@ class StopTheLineIT {
 
     private final ItEnvironment env = ItEnvironment.get();
     private final SmtpTestServer smtp = env.smtp();
-    private final ApiClient api = env.api();
     private final AlertReceiver alerts = env.alerts();
     private final StopTheLineScenario line = new StopTheLineScenario(env);
 

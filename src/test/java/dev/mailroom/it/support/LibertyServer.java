@@ -27,6 +27,11 @@ import java.util.concurrent.TimeUnit;
 public final class LibertyServer implements MailroomServer {
 
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * As ItEnvironment's WildFly: 600 s, or {@code -Dmailroom.it.boot-timeout-seconds}. A restart after a kill -9 took
+     * 125 s on the 2-core machine with other builds running, twice the first boot.
+     */
+    private static final Duration BOOT_TIMEOUT = Duration.ofSeconds(Long.getLong("mailroom.it.boot-timeout-seconds", 600));
 
     private final Path home;
     private final Path output;
@@ -99,7 +104,7 @@ public final class LibertyServer implements MailroomServer {
             shutdownHook = new Thread(this::stop, "liberty-stop");
             Runtime.getRuntime().addShutdownHook(shutdownHook);
         }
-        awaitHealthy(WildFlyServer.DEFAULT_BOOT_TIMEOUT);
+        awaitHealthy(BOOT_TIMEOUT);
         WildFlyServer.log("Open Liberty ready at " + baseUrl() + " after "
                 + Duration.between(begin, Instant.now()).toMillis() + " ms (pid " + process.pid() + ")");
         return this;

@@ -136,6 +136,21 @@ public final class ProcessCpu {
         }
     }
 
+    /**
+     * User plus system CPU so far, in clock ticks, of this JVM's living descendants of one {@code kind} (as
+     * {@link #since} names them, e.g. {@code postgres}: the postmaster and every backend); empty when there is none.
+     * A process that ended is no longer counted: for a pool's long-lived backends, not for short-lived workers.
+     */
+    public static OptionalLong descendantTicks(String kind) {
+        ProcessHandle self = ProcessHandle.current();
+        long[] sum = {0, 0};
+        self.descendants().filter(h -> kind.equals(kind(h, self))).forEach(h -> cpuTicks(h.pid()).ifPresent(t -> {
+            sum[0] += t;
+            sum[1]++;
+        }));
+        return sum[1] == 0 ? OptionalLong.empty() : OptionalLong.of(sum[0]);
+    }
+
     private static String kind(ProcessHandle h, ProcessHandle self) {
         if (h.pid() == self.pid()) {
             return "tests";
