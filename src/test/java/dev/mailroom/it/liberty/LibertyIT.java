@@ -99,7 +99,7 @@ class LibertyIT {
         Path configured = env.server().configDir().resolve("configDropins/overrides/mailroom-configured.xml");
         assertThat(Files.readString(configured))
                 .containsPattern("<resourceAdapter id=\"artemis\">\\s*<properties\\.artemis [^>]*CallTimeout=\"30000\"");
-        assertThat(env.server().messagesLog().lines().filter(l -> l.contains("CWWKG") || l.contains("J2CA")))
+        assertThat(env.server().messagesLog().lines().filter(l -> l.contains("CWWKG")))
                 .as("configuration messages (a bad value: CWWKG0075E ... element resourceAdapter, CWWKG0076W ... artemis)")
                 .noneMatch(l -> (l.contains("artemis") || l.contains("resourceAdapter")) && l.matches(".* [WE] .*"));
     }
