@@ -84,7 +84,9 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  * the baseline), {@code bench.http-consumers} ({@code 4,32}), {@code bench.latency-ms} (50), {@code bench.mixed-n} (M of the
  * permanent-failure figure, min(N, 1000); 0 skips it),
  * {@code bench.warmup} (min(200, N/10)), {@code bench.pid-file} (where the server JVM's pid is written while it runs,
- * for bench/run.sh's cleanup).
+ * for bench/run.sh's cleanup), {@code bench.history} (jobs of history of the history figure on PostgreSQL, 0: none;
+ * {@link #historyFigure}), {@code bench.history-consumers} (4), {@code bench.history-warmup} (1000),
+ * {@code bench.retention-interval} (5s).
  */
 public final class SendBench {
 
