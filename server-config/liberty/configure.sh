@@ -6,7 +6,8 @@
 #   configure.sh <wlp-home> <mailroom.war> <version properties for libraries.pom.xml: -Dname=value ...>
 #
 # Environment (defaults in brackets), read now, as WildFly's configure.sh reads them:
-#   MAILROOM_BROKER_URL [tcp://127.0.0.1:61616]   the Artemis broker(s): tcp://host:port[,tcp://host:port][?ha=true]
+#   MAILROOM_BROKER_URL [tcp://127.0.0.1:61616]   the Artemis broker(s): tcp://host:port or (tcp://host:port,...), parameters
+#                                                 as on WildFly (server-config/broker-url.sh)
 #   MAILROOM_OPERATOR_USER [operator] / MAILROOM_OPERATOR_PASSWORD   role mailroom-operator, only if a password is given
 #   MAILROOM_VIEWER_USER [viewer] / MAILROOM_VIEWER_PASSWORD         role mailroom-viewer, only if a password is given
 # Everything else (database, consumers, broker user and password, Mailroom's own settings) is read by the server
@@ -16,6 +17,10 @@ here="$(cd "$(dirname "$0")" && pwd)"
 wlp="$(cd "$1" && pwd)"
 war="$2"
 shift 2
+# MAILROOM_BROKER_URL first: a bad one stops here, before anything is laid out
+. "$here/../broker-url.sh"
+url="${MAILROOM_BROKER_URL:-tcp://127.0.0.1:61616}"
+parsed="$(broker_url_parse "$url")"
 server="$wlp/usr/servers/mailroom"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -37,23 +42,23 @@ cp -r "$here/artemis-ra/META-INF" "$work/rar/"
 # Jackson's, so the API writes JSON with Mailroom's ObjectMapper (ops.api.JacksonConfig) as on WildFly
 jar --create --file "$server/lib/mailroom-jackson-provider.jar" -C "$here/jackson-provider" .
 
-# The broker connectors, from MAILROOM_BROKER_URL, into the resource adapter's lists
-url="${MAILROOM_BROKER_URL:-tcp://127.0.0.1:61616}"
-hosts="${url%%\?*}"
-hosts="${hosts#(}"
-hosts="${hosts%)}"
-ha=false
-[[ "$url" == *"?"* && "${url#*\?}" =~ (^|&)ha=true($|&) ]] && ha=true
+# The broker connectors, from MAILROOM_BROKER_URL, into the resource adapter's lists, and its parameters into the
+# resource adapter's properties of the same name (ra.xml declares them)
 connectors=""
 parameters=""
-IFS=',' read -r -a endpoints <<<"$hosts"
-for e in "${endpoints[@]}"; do
-  [[ "$e" =~ ^tcp://([A-Za-z0-9._-]+):([0-9]+)$ ]] \
-    || { echo "MAILROOM_BROKER_URL: '$e' is not tcp://host:port" >&2; exit 2; }
-  connectors="$connectors${connectors:+,}org.apache.activemq.artemis.core.remoting.impl.netty.NettyConnectorFactory"
-  parameters="$parameters${parameters:+,}host=${BASH_REMATCH[1]};port=${BASH_REMATCH[2]}"
-done
-[ -n "$connectors" ] || { echo "MAILROOM_BROKER_URL names no broker" >&2; exit 2; }
+ha=false
+properties=""
+while read -r kind name value; do
+  if [ "$kind" = broker ]; then
+    connectors="$connectors${connectors:+,}org.apache.activemq.artemis.core.remoting.impl.netty.NettyConnectorFactory"
+    parameters="$parameters${parameters:+,}host=$name;port=$value"
+  elif [ "$name" = ha ]; then
+    ha="$value"
+  else
+    # Artemis's resource adapter names its properties as the URL does, capitalised (callTimeout: CallTimeout)
+    properties="$properties ${name^}=\"$value\""
+  fi
+done <<<"$parsed"
 
 xml() { local s="$1"; s="${s//&/&amp;}"; s="${s//</&lt;}"; s="${s//>/&gt;}"; s="${s//\"/&quot;}"; printf '%s' "$s"; }
 {
@@ -61,6 +66,10 @@ xml() { local s="$1"; s="${s//&/&amp;}"; s="${s//</&lt;}"; s="${s//>/&gt;}"; s="
   echo "  <variable name=\"artemis.connectors\" value=\"$connectors\"/>"
   echo "  <variable name=\"artemis.parameters\" value=\"$parameters\"/>"
   echo "  <variable name=\"artemis.ha\" value=\"$ha\"/>"
+  echo "  <resourceAdapter id=\"artemis\">"
+  echo "    <properties.artemis ConnectorClassName=\"\${artemis.connectors}\" ConnectionParameters=\"\${artemis.parameters}\""
+  echo "                        HA=\"\${artemis.ha}\" UserName=\"\${MAILROOM_BROKER_USER}\" Password=\"\${MAILROOM_BROKER_PASSWORD}\"$properties/>"
+  echo "  </resourceAdapter>"
   echo '  <basicRegistry id="basic" realm="mailroom">'
   if [ -n "${MAILROOM_OPERATOR_PASSWORD:-}" ]; then
     echo "    <user name=\"$(xml "${MAILROOM_OPERATOR_USER:-operator}")\" password=\"$(xml "$MAILROOM_OPERATOR_PASSWORD")\"/>"

@@ -28,6 +28,11 @@ home="$(cd "$1" && pwd)"
 pg_jar="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
 war="${3:-}"
 cfg="$home/standalone/configuration"
+# A bad MAILROOM_BROKER_URL stops here, before the server's configuration is touched
+if [ -n "${MAILROOM_BROKER_URL:-}" ]; then
+  . "$here/../broker-url.sh"
+  broker_url_parse "$MAILROOM_BROKER_URL" >/dev/null
+fi
 
 server_config="${MAILROOM_SERVER_CONFIG:-standalone-mailroom.xml}"
 cp "$cfg/standalone-full.xml" "$cfg/$server_config"

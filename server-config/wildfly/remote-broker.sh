@@ -6,10 +6,8 @@
 #
 # The URL is an Artemis core client URL: one broker `tcp://host:port` or a list
 # `(tcp://primary:61616,tcp://backup:61616)?ha=true&reconnectAttempts=-1`. Each host:port becomes an
-# outbound socket binding and a remote connector; the query parameters ha, reconnectAttempts,
-# retryInterval, retryIntervalMultiplier, maxRetryInterval, callTimeout, clientFailureCheckPeriod and
-# connectionTTL become the pooled connection factory's attributes. Anything else is refused (a setting
-# silently dropped would be a surprise in production).
+# outbound socket binding and a remote connector; the query parameters become the pooled connection factory's
+# attributes. ../broker-url.sh reads the URL, as for Open Liberty, and refuses what neither server would honour.
 #
 # What the batch does:
 # - removes the embedded broker (server=default with its acceptor, queues, address settings and the
@@ -30,20 +28,25 @@
 # - makes it the resource adapter of every MDB (ejb3 default-resource-adapter-name),
 # - keeps the java:/jms/queue/<name> bindings (external-jms-queue) that name the queues on the broker.
 set -euo pipefail
-url="${1:?broker url}"
-hosts="${url%%\?*}"
-query=""
-[ "$hosts" != "$url" ] && query="${url#*\?}"
-hosts="${hosts#(}"
-hosts="${hosts%)}"
+here="$(cd "$(dirname "$0")" && pwd)"
+. "$here/../broker-url.sh"
+parsed="$(broker_url_parse "${1:?broker url}")"
 
+echo "batch"
+echo "/subsystem=messaging-activemq/server=default:remove"
+echo "/socket-binding-group=standard-sockets/socket-binding=mailroom-artemis:remove"
+connectors=""
 attrs=""
-IFS='&' read -r -a params <<<"$query"
-for p in "${params[@]}"; do
-  [ -z "$p" ] && continue
-  key="${p%%=*}"
-  value="${p#*=}"
-  case "$key" in
+n=0
+while read -r kind name value; do
+  if [ "$kind" = broker ]; then
+    n=$((n + 1))
+    echo "/socket-binding-group=standard-sockets/remote-destination-outbound-socket-binding=mailroom-broker-$n:add(host=$name, port=$value)"
+    echo "/subsystem=messaging-activemq/remote-connector=mailroom-broker-$n:add(socket-binding=mailroom-broker-$n)"
+    connectors="$connectors${connectors:+, }mailroom-broker-$n"
+    continue
+  fi
+  case "$name" in
     ha) attr=ha ;;
     reconnectAttempts) attr=reconnect-attempts ;;
     retryInterval) attr=retry-interval ;;
@@ -52,28 +55,9 @@ for p in "${params[@]}"; do
     callTimeout) attr=call-timeout ;;
     clientFailureCheckPeriod) attr=client-failure-check-period ;;
     connectionTTL) attr=connection-ttl ;;
-    *) echo "MAILROOM_BROKER_URL: parameter '$key' is not supported (see server-config/wildfly/remote-broker.sh)" >&2
-       exit 2 ;;
   esac
-  [[ "$value" =~ ^[A-Za-z0-9.+-]+$ ]] || { echo "MAILROOM_BROKER_URL: bad value for $key: '$value'" >&2; exit 2; }
   attrs="$attrs, $attr=$value"
-done
-
-echo "batch"
-echo "/subsystem=messaging-activemq/server=default:remove"
-echo "/socket-binding-group=standard-sockets/socket-binding=mailroom-artemis:remove"
-connectors=""
-n=0
-IFS=',' read -r -a endpoints <<<"$hosts"
-for e in "${endpoints[@]}"; do
-  [[ "$e" =~ ^tcp://([A-Za-z0-9._-]+):([0-9]+)$ ]] \
-    || { echo "MAILROOM_BROKER_URL: '$e' is not tcp://host:port" >&2; exit 2; }
-  n=$((n + 1))
-  echo "/socket-binding-group=standard-sockets/remote-destination-outbound-socket-binding=mailroom-broker-$n:add(host=${BASH_REMATCH[1]}, port=${BASH_REMATCH[2]})"
-  echo "/subsystem=messaging-activemq/remote-connector=mailroom-broker-$n:add(socket-binding=mailroom-broker-$n)"
-  connectors="$connectors${connectors:+, }mailroom-broker-$n"
-done
-[ "$n" -gt 0 ] || { echo "MAILROOM_BROKER_URL names no broker" >&2; exit 2; }
+done <<<"$parsed"
 echo "/subsystem=messaging-activemq/pooled-connection-factory=mailroom-remote:add(connectors=[$connectors], \
 entries=[java:/JmsXA, java:jboss/DefaultJMSConnectionFactory], transaction=xa, consumer-window-size=0, \
 user=\"\${env.MAILROOM_BROKER_USER:mailroom}\", password=\"\${env.MAILROOM_BROKER_PASSWORD}\"$attrs)"

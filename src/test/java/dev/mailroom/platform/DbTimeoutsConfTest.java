@@ -2,10 +2,11 @@ package dev.mailroom.platform;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
+import dev.mailroom.testsupport.Shell;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -37,23 +38,17 @@ class DbTimeoutsConfTest {
     })
     void theDriversTimeoutsAreAddedToAPostgresqlUrl(String url, String socketTimeout, int exit, String expected)
             throws Exception {
-        ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", ". \"$1\"; printf %s \"$MAILROOM_DB_URL\"", "sh",
-                CONF.toAbsolutePath().toString()).redirectErrorStream(false);
-        Map<String, String> env = pb.environment();
-        env.keySet().removeIf(k -> k.startsWith("MAILROOM_"));
-        env.put("MAILROOM_DB_URL", url);
+        Map<String, String> env = new HashMap<>(Map.of("MAILROOM_DB_URL", url));
         if (socketTimeout != null) {
             env.put("MAILROOM_DB_SOCKET_TIMEOUT", socketTimeout);
         }
-        Process p = pb.start();
-        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.exitValue()).as(err).isEqualTo(exit);
+        Shell.Result r = Shell.run(List.of("/bin/sh", "-c", ". \"$1\"; printf %s \"$MAILROOM_DB_URL\"", "sh",
+                CONF.toAbsolutePath().toString()), env);
+        assertThat(r.exit()).as(r.err()).isEqualTo(exit);
         if (exit == 0) {
-            assertThat(out).isEqualTo(expected);
+            assertThat(r.out()).isEqualTo(expected);
         } else {
-            assertThat(err).contains("whole seconds").contains(socketTimeout);
+            assertThat(r.err()).contains("whole seconds").contains(socketTimeout);
         }
     }
 }

@@ -33,6 +33,11 @@ class DockerfileIT {
             sources.add(copy.group(1));
         }
         assertThat(sources).as("COPY lines").contains("target/mailroom.war", "server-config/wildfly");
+        // what WildFly's scripts source from beside their directory (remote-broker.sh: ../broker-url.sh)
+        Matcher sourced = Pattern.compile("(?m)^\\. \"\\$here/\\.\\./(\\S+)\"$")
+                .matcher(Files.readString(Path.of("server-config/wildfly/remote-broker.sh")));
+        assertThat(sourced.find()).as("remote-broker.sh sources the shared broker URL parser").isTrue();
+        assertThat(sources).as("COPY lines").contains("server-config/" + sourced.group(1));
         for (String source : sources) {
             assertThat(Path.of(source)).as("COPY source " + source).exists();
         }

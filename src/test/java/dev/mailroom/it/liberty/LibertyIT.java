@@ -14,6 +14,8 @@ import dev.mailroom.it.support.StopTheLineScenario;
 import dev.mailroom.it.support.Webhooks;
 import dev.mailroom.testsupport.SmtpTestServer;
 import jakarta.jms.Message;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -88,6 +90,21 @@ class LibertyIT {
         assertThat(copy.getStringProperty("mr_reason")).isEqualTo("poison");
         assertThat(copy.getStringProperty("mr_source_queue")).isEqualTo("mail.send");
         assertThat(copy.getStringProperty("mr_error")).isNotBlank();
+    }
+
+    /**
+     * The build configures Liberty with {@code MAILROOM_BROKER_URL=tcp://127.0.0.1:61616?callTimeout=30000}
+     * (pom.xml): the parameter is one of the resource adapter's properties (ra.xml declares its type, so a bad value
+     * would be refused there), which Liberty took without a word.
+     */
+    @Test
+    void theBrokerUrlsClientParametersAreTheResourceAdaptersProperties() throws Exception {
+        Path configured = env.server().configDir().resolve("configDropins/overrides/mailroom-configured.xml");
+        assertThat(Files.readString(configured))
+                .containsPattern("<resourceAdapter id=\"artemis\">\\s*<properties\\.artemis [^>]*CallTimeout=\"30000\"");
+        assertThat(env.server().messagesLog().lines().filter(l -> l.contains("CWWKG")))
+                .as("configuration messages (a bad value: CWWKG0075E ... element resourceAdapter, CWWKG0076W ... artemis)")
+                .noneMatch(l -> (l.contains("artemis") || l.contains("resourceAdapter")) && l.matches(".* [WE] .*"));
     }
 
     @Test

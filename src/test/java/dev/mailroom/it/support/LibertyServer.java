@@ -125,6 +125,11 @@ public final class LibertyServer implements MailroomServer {
         return output.resolve("mailroom/logs/messages.log");
     }
 
+    /** The server's configuration directory ({@code usr/servers/mailroom}), as configure.sh laid it out. */
+    public Path configDir() {
+        return home.resolve("usr/servers/mailroom");
+    }
+
     /** The server's messages.log, for a failure's message. */
     public String messagesLog() {
         try {
