@@ -110,13 +110,30 @@ class TcpFaultProxyTest {
 
     @Test
     void aServerThatRefusesIsAConnectionClosedAtOnce() throws IOException {
-        int port = echo.getLocalPort();
-        echo.close();
+        int port = refusingPort();
         try (TcpFaultProxy toNothing = TcpFaultProxy.start("nothing", port); Socket s = new Socket(
                 InetAddress.getLoopbackAddress(), toNothing.port())) {
             s.setSoTimeout(10_000);
             assertThat(s.getInputStream().read()).isEqualTo(-1);
         }
+    }
+
+    /**
+     * A loopback port nothing listens on and nothing will: below 1024, where only a privileged process binds and no
+     * outgoing connection takes its source port. A port just closed is no such port: another test's listener, or the
+     * proxy's own outgoing connection to it (a TCP self-connect), may take it meanwhile, and did in a full build.
+     */
+    private static int refusingPort() {
+        for (int port = 1; port < 1024; port++) {
+            try (Socket probe = new Socket()) {
+                probe.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+            } catch (java.net.ConnectException refused) {
+                return port;
+            } catch (IOException other) {
+                // a timeout or a listener: not this one
+            }
+        }
+        throw new IllegalStateException("every loopback port below 1024 answers");
     }
 
     private Socket connect() throws IOException {
