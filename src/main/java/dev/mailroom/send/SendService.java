@@ -209,7 +209,7 @@ public class SendService {
     private boolean markIrrevocable(Delivery d, SendJob job) {
         try {
             return ledger.markIrrevocable(d.proceed().attemptId());
-        } catch (RuntimeException unanswered) {
+        } catch (Exception unanswered) { // a failed commit comes through the proxy as an undeclared HeuristicMixedException
             lateOutcomes.notWritten(d.proceed(), d.in().queue(), job.messageId());
             throw unanswered;
         }
@@ -221,7 +221,7 @@ public class SendService {
         // with the delivery when the provider's write is in it (then it commits exactly when that write does)
         try {
             d.steps().recordSent(d.proceed(), response);
-        } catch (RuntimeException unanswered) {
+        } catch (Exception unanswered) { // as in markIrrevocable: a failed commit may be a checked exception
             if (d.steps().ledgerCommitsOnItsOwn()) { // with the delivery, a rollback takes the provider's write too
                 lateOutcomes.accepted(d.proceed(), response, in.queue(), job.messageId());
             }
