@@ -1262,8 +1262,13 @@ public final class SendBench {
 
     /** Mailroom's counters for mail.send from Prometheus: {@code jobs|<outcome>} and {@code attempts|<status>}. */
     private Map<String, Double> counters() {
+        return countersIn(prometheus());
+    }
+
+    /** {@link #counters} read from a Prometheus text: the send queue's, summed over their other labels. */
+    static Map<String, Double> countersIn(String prometheusText) {
         Map<String, Double> out = new HashMap<>();
-        for (String line : prometheus().split("\n")) {
+        for (String line : prometheusText.split("\n")) {
             Matcher m = PROM_LINE.matcher(line);
             if (!m.find()) {
                 continue;

@@ -15,8 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The same {@code mailroom.war} on WildFly and on Open Liberty, side by side in one run: CPU per job with the sandbox
@@ -30,7 +28,6 @@ public final class ServerCpuBench {
 
     static final String QUEUE = "mail.send";
     static final int CONSUMERS = 4;
-    private static final Pattern SENT = Pattern.compile("^mailroom_jobs_total\\{([^}]*)}\\s+(\\S+)", Pattern.MULTILINE);
     private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(15);
 
     /** One server's run: jobs measured, CPU seconds by process kind, wall seconds. */
@@ -161,7 +158,7 @@ public final class ServerCpuBench {
         throw new IllegalStateException(what + ": " + got + " of " + expected + " jobs sent within " + DRAIN_TIMEOUT);
     }
 
-    /** The {@code mailroom_jobs_total} of {@link #QUEUE} that ended {@code sent_to_provider}, from a Prometheus text. */
+    /** The send queue's {@code mailroom_jobs_total} that ended {@code sent_to_provider}, from a Prometheus scrape. */
     static long sent(HttpResponse<String> scrape) {
         if (scrape.statusCode() != 200) {
             throw new IllegalStateException("metrics answered " + scrape.statusCode() + ": " + scrape.body());
@@ -170,15 +167,7 @@ public final class ServerCpuBench {
     }
 
     static long sentIn(String prometheusText) {
-        double sum = 0;
-        Matcher m = SENT.matcher(prometheusText);
-        while (m.find()) {
-            String labels = m.group(1);
-            if (labels.contains("queue=\"" + QUEUE + "\"") && labels.contains("outcome=\"sent_to_provider\"")) {
-                sum += Double.parseDouble(m.group(2));
-            }
-        }
-        return Math.round(sum);
+        return Math.round(SendBench.countersIn(prometheusText).getOrDefault("jobs|sent_to_provider", 0.0));
     }
 
     private static void log(String msg) {
