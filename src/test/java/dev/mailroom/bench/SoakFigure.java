@@ -89,10 +89,11 @@ final class SoakFigure {
     /** The readings behind the lines, and the targets (bench/README.md): at most 10 % more heap, no OutOfMemoryError. */
     static String note(Figures f) {
         return String.format(Locale.ROOT, "memory soak, %s, sandbox, %d consumers, heap %s: after %,d jobs heap %,d KiB "
-                        + "(RSS %,d KiB), after %,d jobs heap %,d KiB (RSS %,d KiB) = %.2f, target <= 1.10: %s; "
-                        + "OutOfMemoryError in the server log: %d", f.db(), f.consumers(), EMBEDDED_HEAP, f.first().jobs(),
-                f.first().heapUsedKib(), f.first().rssKib(), f.last().jobs(), f.last().heapUsedKib(), f.last().rssKib(),
-                f.ratio(), f.ratio() <= 1.10 ? "met" : "MISSED", f.outOfMemoryErrors());
+                        + "of %,d KiB committed (RSS %,d KiB), after %,d jobs heap %,d KiB of %,d KiB committed (RSS %,d KiB) "
+                        + "= %.2f, target <= 1.10: %s; OutOfMemoryError in the server log: %d", f.db(), f.consumers(),
+                EMBEDDED_HEAP, f.first().jobs(), f.first().heapUsedKib(), f.first().heapTotalKib(), f.first().rssKib(),
+                f.last().jobs(), f.last().heapUsedKib(), f.last().heapTotalKib(), f.last().rssKib(), f.ratio(),
+                f.ratio() <= 1.10 ? "met" : "MISSED", f.outOfMemoryErrors());
     }
 
     private static String procStatus(long pid) {
