@@ -67,8 +67,13 @@ public final class ArtemisBroker implements AutoCloseable {
         this.runLog = instance.resolve("run.log");
     }
 
-    /** A replicated primary and backup; {@link #close()} stops both. */
-    public record Pair(ArtemisBroker primary, ArtemisBroker backup) implements AutoCloseable {
+    /**
+     * A replicated primary and backup; {@link #close()} stops both. With {@code primaryProxy} (else null) the
+     * primary's port is a {@link TcpFaultProxy} of the harness in front of the primary's own acceptor, so that
+     * everything reaching the primary by the port it announces (the clients, and the backup: spare its pid to keep it
+     * replicating) goes through it.
+     */
+    public record Pair(ArtemisBroker primary, ArtemisBroker backup, TcpFaultProxy primaryProxy) implements AutoCloseable {
 
         /** The client URL of the pair as Mailroom takes it ({@code MAILROOM_BROKER_URL}). */
         public String brokerUrl() {
@@ -94,6 +99,9 @@ public final class ArtemisBroker implements AutoCloseable {
         public void close() {
             backup.close();
             primary.close();
+            if (primaryProxy != null) {
+                primaryProxy.close();
+            }
         }
     }
 
@@ -117,6 +125,11 @@ public final class ArtemisBroker implements AutoCloseable {
      * the primary is active and the backup has synchronised with it.
      */
     public static Pair startPair(Path workDir, int portOffset) {
+        return startPair(workDir, portOffset, false);
+    }
+
+    /** As {@link #startPair(Path, int)}; with {@code proxied} the primary is reached through {@link Pair#primaryProxy}. */
+    public static Pair startPair(Path workDir, int portOffset, boolean proxied) {
         Instant begin = Instant.now();
         Path base = workDir.toAbsolutePath().normalize().resolve("artemis-" + portOffset);
         try {
@@ -134,6 +147,7 @@ public final class ArtemisBroker implements AutoCloseable {
         CompletableFuture<Void> b = CompletableFuture.runAsync(() -> backup.create("backup", primary.port));
         p.join();
         b.join();
+        TcpFaultProxy proxy = proxied ? primary.behindProxy() : null;
         // both JVMs boot at once: a replicating backup waits for its primary (it never becomes active before it has
         // synchronised with one), so the two boots overlap instead of following each other
         primary.start();
@@ -142,14 +156,44 @@ public final class ArtemisBroker implements AutoCloseable {
             primary.awaitLog("AMQ221007", START_TIMEOUT); // Server is now active
             backup.awaitLog("AMQ221024", START_TIMEOUT); // Backup server ... is synchronized with primary
         } catch (RuntimeException e) {
-            backup.close();
-            primary.close();
+            new Pair(primary, backup, proxy).close();
             throw e;
         }
         log("Artemis pair ready in " + Duration.between(begin, Instant.now()).toMillis() + " ms: primary :"
                 + primary.port + " (console :" + primary.consolePort + "), backup :" + backup.port + " (console :"
                 + backup.consolePort + ")");
-        return new Pair(primary, backup);
+        return new Pair(primary, backup, proxy);
+    }
+
+    /**
+     * Moves the primary's acceptor to a free port and puts a proxy on the port it had, which the broker goes on
+     * announcing (its connector) to clients and backup alike: a client that follows the announced topology meets the
+     * proxy too.
+     */
+    private TcpFaultProxy behindProxy() {
+        int inner;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            inner = free.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Path xml = instance.resolve("etc/broker.xml");
+        try {
+            String text = Files.readString(xml);
+            String acceptor = "<acceptor name=\"artemis\">tcp://127.0.0.1:" + port + "?";
+            if (!text.contains(acceptor)) {
+                throw new IllegalStateException("no acceptor " + acceptor + " in " + xml);
+            }
+            Files.writeString(xml, text.replace(acceptor, "<acceptor name=\"artemis\">tcp://127.0.0.1:" + inner + "?"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return TcpFaultProxy.start("broker " + name, port, inner);
+    }
+
+    /** The broker JVM's pid while it runs. */
+    public synchronized java.util.OptionalLong pid() {
+        return isAlive() ? java.util.OptionalLong.of(process.pid()) : java.util.OptionalLong.empty();
     }
 
     /**

@@ -96,6 +96,44 @@ class TcpFaultProxyTest {
         }
     }
 
+    /**
+     * A blackhole sparing a process passes its connections on, old and new (a broker's replica keeps replicating):
+     * this JVM's when its pid is spared, none when another process's is.
+     */
+    @Test
+    void aBlackholeSparingAProcessForwardsItsConnectionsOnly() throws IOException {
+        long self = ProcessHandle.current().pid();
+        try (Socket old = connect()) {
+            old.setSoTimeout(10_000);
+            assertThat(roundTrip(old, "before")).isEqualTo("before");
+            proxy.blackhole(true, java.util.Set.of(self));
+            assertThat(roundTrip(old, "spared")).isEqualTo("spared");
+            try (Socket opened = connect()) {
+                opened.setSoTimeout(10_000);
+                assertThat(roundTrip(opened, "new")).isEqualTo("new");
+            }
+            proxy.blackhole(true, java.util.Set.of(ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(1L)));
+            old.getOutputStream().write("held".getBytes(StandardCharsets.US_ASCII));
+            old.setSoTimeout(500);
+            assertThatThrownBy(() -> old.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+            proxy.blackhole(false);
+        }
+    }
+
+    /** A proxy may take the port its server is known by (the server then listens elsewhere). */
+    @Test
+    void listensOnTheGivenPort() throws IOException {
+        int port;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        try (TcpFaultProxy onPort = TcpFaultProxy.start("fixed", port, echo.getLocalPort());
+             Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            assertThat(onPort.port()).isEqualTo(port);
+            assertThat(roundTrip(s, "there")).isEqualTo("there");
+        }
+    }
+
     /** A reset: the client's read fails at once with the reset, not an orderly end a write could still follow. */
     @Test
     void aResetIsSeenByTheClientAsAReset() throws IOException {

@@ -103,6 +103,8 @@ class ChaosIT {
     static PostgresServer postgres;
     static TcpFaultProxy dbProxy;
     static TcpFaultProxy relayProxy;
+    /** In front of the primary broker's port: every client connection to the primary (BrokerHangScenario). */
+    static TcpFaultProxy brokerProxy;
     static SmtpTestServer smtp;
     private static ArtemisBroker.Pair artemis;
     private static MailroomNodes nodes;
@@ -138,7 +140,7 @@ class ChaosIT {
         Path home = Path.of(System.getProperty("mailroom.it.server-home"));
         // the pair, the remote configuration and PostgreSQL start side by side (a minute or more each here)
         CompletableFuture<ArtemisBroker.Pair> pair = CompletableFuture.supplyAsync(
-                () -> ArtemisBroker.startPair(work, brokerOffset), BACKGROUND);
+                () -> ArtemisBroker.startPair(work, brokerOffset, true), BACKGROUND);
         CompletableFuture<Void> configured = CompletableFuture.runAsync(() -> {
             Instant t = Instant.now();
             ItEnvironment.configureRemote(home, ArtemisBroker.pairUrl(brokerOffset));
@@ -152,6 +154,7 @@ class ChaosIT {
         // the nodes reach the database through a proxy that can slow it down (SlowDatabaseScenario); the ledger does not
         dbProxy = TcpFaultProxy.start("postgres", postgres.port());
         artemis = pair.join();
+        brokerProxy = artemis.primaryProxy();
         configured.join();
         ledger = new ChaosLedger(postgres, smtp);
         producer = artemis.producerClient();
@@ -874,6 +877,13 @@ class ChaosIT {
         assertHeld(RelayBlackholeScenario.run());
     }
 
+    /** The primary broker's client connections hung (blackhole) under load: {@link BrokerHangScenario}. */
+    @Test
+    @Order(13)
+    void theBrokerHangingUnderLoad() throws Exception {
+        assertHeld(BrokerHangScenario.run());
+    }
+
     /** One node's clock stepped forward by minutes and back, then the other's: {@link ClockStepScenario}. */
     @Test
     @Order(12)
@@ -882,6 +892,10 @@ class ChaosIT {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    static ArtemisBroker.Pair artemis() {
+        return artemis;
+    }
 
     /**
      * Samples, every second while a scenario runs, how many messages of a send queue the broker counts as delivered
