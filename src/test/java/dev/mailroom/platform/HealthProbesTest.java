@@ -33,6 +33,23 @@ class HealthProbesTest {
         assertThat(probes(failingDataSource(), up).broker()).isEqualTo(HealthProbes.UP);
     }
 
+    @Test
+    void aBrokerWhoseStoreDiskIsFullIsDownAndNamesTheDisk() {
+        BrokerQueues full = new BrokerQueues() {
+            @Override
+            public QueueFigures figures(String queue) {
+                return new QueueFigures(queue, 0, 0, 0, 1);
+            }
+
+            @Override
+            public java.util.Optional<DiskFigures> disk() {
+                return java.util.Optional.of(new DiskFigures("primary", 0.97, 0.90, "/srv/primary/data/journal"));
+            }
+        };
+        assertThat(probes(failingDataSource(), full).broker()).startsWith("DOWN: the disk of broker primary's store")
+                .contains("/srv/primary/data/journal", "97%", "90%");
+    }
+
     private static HealthProbes probes(DataSource ds, BrokerQueues broker) {
         HealthProbes probes = new HealthProbes();
         probes.dataSource = ds;

@@ -58,6 +58,7 @@ public final class ArtemisBroker implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
     private Process process;
     private Thread shutdownHook;
+    private SmallDisk dataDisk;
 
     private ArtemisBroker(String name, Path instance, int port, int consolePort) {
         this.name = name;
@@ -125,11 +126,15 @@ public final class ArtemisBroker implements AutoCloseable {
      * the primary is active and the backup has synchronised with it.
      */
     public static Pair startPair(Path workDir, int portOffset) {
-        return startPair(workDir, portOffset, false);
+        return startPair(workDir, portOffset, false, 0);
     }
 
-    /** As {@link #startPair(Path, int)}; with {@code proxied} the primary is reached through {@link Pair#primaryProxy}. */
-    public static Pair startPair(Path workDir, int portOffset, boolean proxied) {
+    /**
+     * As {@link #startPair(Path, int)}; with {@code proxied} the primary is reached through {@link Pair#primaryProxy};
+     * with {@code primaryDiskMegabytes} above 0 the primary's data directory (journal, bindings, paging, large
+     * messages) is a {@link SmallDisk} of that size ({@link #dataDisk}).
+     */
+    public static Pair startPair(Path workDir, int portOffset, boolean proxied, int primaryDiskMegabytes) {
         Instant begin = Instant.now();
         Path base = workDir.toAbsolutePath().normalize().resolve("artemis-" + portOffset);
         try {
@@ -147,7 +152,11 @@ public final class ArtemisBroker implements AutoCloseable {
         CompletableFuture<Void> b = CompletableFuture.runAsync(() -> backup.create("backup", primary.port));
         p.join();
         b.join();
-        TcpFaultProxy proxy = proxied ? primary.behindProxy() : null;
+        TcpFaultProxy proxy = proxied ? primary.behindProxy(portOffset) : null;
+        if (primaryDiskMegabytes > 0) {
+            primary.dataDisk = SmallDisk.prepare(primary.instance.resolve("data"), primaryDiskMegabytes);
+            log("Artemis primary's data: " + primary.dataDisk);
+        }
         // both JVMs boot at once: a replicating backup waits for its primary (it never becomes active before it has
         // synchronised with one), so the two boots overlap instead of following each other
         primary.start();
@@ -170,13 +179,12 @@ public final class ArtemisBroker implements AutoCloseable {
      * announcing (its connector) to clients and backup alike: a client that follows the announced topology meets the
      * proxy too.
      */
-    private TcpFaultProxy behindProxy() {
-        int inner;
-        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            inner = free.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    private TcpFaultProxy behindProxy(int portOffset) {
+        // outside the ephemeral range (32768-60999 here), as the pair's own ports: while the primary is down (its kill
+        // scenario), a port of that range is free for the proxy's own connection to it to take as its source port,
+        // a TCP self-connect that answers nothing (measured: the nodes' failover waited 30 s per attempt, minutes in
+        // all, with a port the OS had picked)
+        int inner = acceptorPort(61620, portOffset);
         Path xml = instance.resolve("etc/broker.xml");
         try {
             String text = Files.readString(xml);
@@ -189,6 +197,16 @@ public final class ArtemisBroker implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         return TcpFaultProxy.start("broker " + name, port, inner);
+    }
+
+    /** The small filesystem of the broker's data directory, if it was given one (and could have it). */
+    public java.util.Optional<SmallDisk> dataDisk() {
+        return java.util.Optional.ofNullable(dataDisk).filter(d -> d.unavailable() == null);
+    }
+
+    /** Why the broker has no small data disk although one was asked for, else null. */
+    public String dataDiskUnavailable() {
+        return dataDisk == null ? "none was asked for" : dataDisk.unavailable();
     }
 
     /** The broker JVM's pid while it runs. */
@@ -390,6 +408,9 @@ public final class ArtemisBroker implements AutoCloseable {
                 killHard();
             }
         }
+        if (dataDisk != null) {
+            dataDisk.close();
+        }
     }
 
     @Override
@@ -428,6 +449,9 @@ public final class ArtemisBroker implements AutoCloseable {
         if (setpriv != null) {
             cmd.addAll(List.of(setpriv, "--pdeathsig", "KILL", "--"));
         }
+        if (dataDisk != null && dataDisk.unavailable() == null) {
+            cmd.addAll(dataDisk.launchPrefix()); // execs on: still the one process
+        }
         // bin/artemis execs the JVM, so the process is the broker itself
         cmd.addAll(List.of(instance.resolve("bin/artemis").toString(), "run"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
@@ -436,6 +460,9 @@ public final class ArtemisBroker implements AutoCloseable {
         pb.environment().remove("JAVA_ARGS");
         try {
             process = PostgresServer.ChildProcesses.start(pb);
+            if (dataDisk != null) {
+                dataDisk.serverStarted(process.pid());
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start Artemis " + name, e);
         }

@@ -150,6 +150,10 @@ public final class TcpFaultProxy implements AutoCloseable {
             Socket server = new Socket();
             try {
                 server.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), upstreamPort), 5_000);
+                if (server.getLocalPort() == upstreamPort) {
+                    // a TCP self-connect to a server port nobody listens on: as refused
+                    throw new java.net.ConnectException("self-connect to :" + upstreamPort);
+                }
             } catch (IOException e) {
                 closeQuietly(client); // the server refuses: so does the proxy, at once
                 closeQuietly(server);

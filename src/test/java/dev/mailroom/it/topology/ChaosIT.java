@@ -16,6 +16,7 @@ import dev.mailroom.it.support.JmsClient;
 import dev.mailroom.it.support.MailroomNodes;
 import dev.mailroom.it.support.PostgresServer;
 import dev.mailroom.it.support.ProcessCpu;
+import dev.mailroom.it.support.SmallDisk;
 import dev.mailroom.it.support.TcpFaultProxy;
 import dev.mailroom.it.support.WildFlyServer;
 import dev.mailroom.testsupport.SmtpTestServer;
@@ -130,6 +131,7 @@ class ChaosIT {
         cpu = ProcessCpu.start();
         Map<Long, Double> setUp = cpu.mark();
         work = ItEnvironment.workDir().resolve("chaos");
+        SmallDisk.unmountUnder(work); // a run killed before its clean-up leaves the broker's small disk mounted
         PostgresServer.deleteTree(work);
         Files.createDirectories(work);
         int offset = ItEnvironment.configuredPortOffset();
@@ -140,7 +142,7 @@ class ChaosIT {
         Path home = Path.of(System.getProperty("mailroom.it.server-home"));
         // the pair, the remote configuration and PostgreSQL start side by side (a minute or more each here)
         CompletableFuture<ArtemisBroker.Pair> pair = CompletableFuture.supplyAsync(
-                () -> ArtemisBroker.startPair(work, brokerOffset, true), BACKGROUND);
+                () -> ArtemisBroker.startPair(work, brokerOffset, true, FullDiskScenario.MEGABYTES), BACKGROUND);
         CompletableFuture<Void> configured = CompletableFuture.runAsync(() -> {
             Instant t = Instant.now();
             ItEnvironment.configureRemote(home, ArtemisBroker.pairUrl(brokerOffset));
@@ -882,6 +884,13 @@ class ChaosIT {
     @Order(13)
     void theBrokerHangingUnderLoad() throws Exception {
         assertHeld(BrokerHangScenario.run());
+    }
+
+    /** The primary broker's store disk filled above its limit under load, then freed: {@link FullDiskScenario}. */
+    @Test
+    @Order(14)
+    void theBrokersDiskFullUnderLoad() throws Exception {
+        assertHeld(FullDiskScenario.run());
     }
 
     /** One node's clock stepped forward by minutes and back, then the other's: {@link ClockStepScenario}. */
