@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Assumptions;
  * producer (its address-full policy PAGE: a full disk blocks, it neither drops nor refuses): the producer beside the
  * load ({@link ChaosProducer}) must be held, never told accepted for a job that is lost, and be let through when space
  * returns. The nodes go on consuming (acknowledgements need no new journal file); nothing may be dead-lettered or lost;
- * the fault must be seen by an operator: the broker logging it blocks (AMQ222212) and a node's health check naming the
+ * the fault must be seen by an operator: the broker logging that it blocks producers (AMQ222210) and a node's health check naming the
  * broker's full disk. Where the harness can make no small filesystem the scenario is skipped, saying why.
  */
 final class FullDiskScenario {
@@ -46,10 +46,11 @@ final class FullDiskScenario {
                 }, () -> {
                     free(disk);
                     producer.stop();
-                }, "the broker blocking producers (AMQ222212) and a node's health naming its disk",
-                () -> !primary.logAfter(brokerLog, "AMQ222212").isEmpty() && healthNamesTheDisk(health), false);
-        System.err.printf("[chaos] full disk: %s; a node's health said: %s; the broker: %s%n", disk,
-                health.isEmpty() ? "nothing" : health.get(0), primary.logAfter(brokerLog, "AMQ221046"));
+                }, "the broker blocking producers for its disk (AMQ222210) and a node's health naming that disk",
+                () -> !primary.logAfter(brokerLog, "AMQ222210").isEmpty() && healthNamesTheDisk(health), false);
+        System.err.printf("[chaos] full disk: %s; a node's health said: %s; the broker: %s | %s | %s%n", disk,
+                health.isEmpty() ? "nothing" : health.get(0), primary.logAfter(brokerLog, "AMQ222210"),
+                primary.logAfter(brokerLog, "AMQ222212"), primary.logAfter(brokerLog, "AMQ222211"));
         ChaosIT.logLines(logs, "AMQ212054").stream().limit(2).forEach(l -> System.err.println("[chaos] " + l));
         ChaosLedger.Line produced = producer.count();
         ChaosIT.assertHeld(produced);
