@@ -59,6 +59,8 @@ public final class ArtemisBroker implements AutoCloseable {
     private Process process;
     private Thread shutdownHook;
     private SmallDisk dataDisk;
+    /** The proxy on this broker's announced port, if it has one: it refuses while the broker is down. */
+    private TcpFaultProxy front;
 
     private ArtemisBroker(String name, Path instance, int port, int consolePort) {
         this.name = name;
@@ -196,7 +198,9 @@ public final class ArtemisBroker implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return TcpFaultProxy.start("broker " + name, port, inner);
+        front = TcpFaultProxy.start("broker " + name, port, inner);
+        front.mirrorTheServersListening();
+        return front;
     }
 
     /** The small filesystem of the broker's data directory, if it was given one (and could have it). */
@@ -351,6 +355,9 @@ public final class ArtemisBroker implements AutoCloseable {
             process.waitFor(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (front != null) {
+            front.stopListeningWhileTheServerIsDown(); // its port refuses, as a dead broker's does, until it is back
         }
         log("Artemis " + name + " killed (kill -9)");
     }

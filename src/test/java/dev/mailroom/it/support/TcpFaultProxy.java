@@ -39,7 +39,8 @@ public final class TcpFaultProxy implements AutoCloseable {
 
     private final String name;
     private final int upstreamPort;
-    private final ServerSocket listener;
+    private volatile ServerSocket listener;
+    private final int port;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     /** Per connection (its client-side socket): whether the blackhole passes it by. */
     private final Map<Socket, AtomicBoolean> spared = new ConcurrentHashMap<>();
@@ -47,16 +48,83 @@ public final class TcpFaultProxy implements AutoCloseable {
     private volatile boolean blackhole;
     private volatile Set<Long> sparedPids = Set.of();
     private volatile boolean closed;
+    private volatile boolean mirror;
 
     private TcpFaultProxy(String name, int listenPort, int upstreamPort) throws IOException {
         this.name = name;
         this.upstreamPort = upstreamPort;
-        this.listener = new ServerSocket();
-        listener.setReuseAddress(true);
-        listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), listenPort), 200);
-        Thread accept = new Thread(this::accept, "proxy-" + name + "-accept");
+        this.port = bind(listenPort);
+    }
+
+    private synchronized int bind(int listenPort) throws IOException {
+        ServerSocket l = new ServerSocket();
+        l.setReuseAddress(true);
+        l.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), listenPort), 200);
+        listener = l;
+        Thread accept = new Thread(() -> accept(l), "proxy-" + name + "-accept");
         accept.setDaemon(true);
         accept.start();
+        return l.getLocalPort();
+    }
+
+    /**
+     * Stops listening, so that a connection to the proxy's port is refused, as a server's port is while the server is
+     * down: accepted and closed at once is another thing to a client (the Artemis client, failing over, then waits
+     * its call timeout on such a connection). Connections open through the proxy stay.
+     */
+    public synchronized void stopListening() {
+        closeQuietly(listener);
+        log("stopped listening (its server is down)");
+    }
+
+    /**
+     * From now on the proxy refuses while its server does: it stops listening when the server refuses a connection
+     * (or at once, here) and listens again once the server accepts one (polled every 100 ms), so a client meets a dead
+     * server's refusal and a restarted one's port as it would without the proxy.
+     */
+    public synchronized void mirrorTheServersListening() {
+        mirror = true;
+    }
+
+    /** Stops listening until the server listens again (see {@link #mirrorTheServersListening}). */
+    public synchronized void stopListeningWhileTheServerIsDown() {
+        if (listener.isClosed()) {
+            return;
+        }
+        stopListening();
+        Thread watch = new Thread(() -> {
+            while (!closed) {
+                try (Socket probe = new Socket()) {
+                    probe.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), upstreamPort), 1_000);
+                    if (probe.getLocalPort() != upstreamPort) {
+                        listen();
+                        return;
+                    }
+                } catch (IOException refused) {
+                    // still down
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "proxy-" + name + "-watch");
+        watch.setDaemon(true);
+        watch.start();
+    }
+
+    /** Listens again on the same port after {@link #stopListening}; nothing when it listens. */
+    public synchronized void listen() {
+        if (closed || !listener.isClosed()) {
+            return;
+        }
+        try {
+            bind(port);
+        } catch (IOException e) {
+            throw new UncheckedIOException("proxy " + name + " could not listen on :" + port + " again", e);
+        }
+        log("listening again");
     }
 
     /** A proxy to {@code 127.0.0.1:upstreamPort}, forwarding at once. */
@@ -75,7 +143,7 @@ public final class TcpFaultProxy implements AutoCloseable {
 
     /** Where clients connect. */
     public int port() {
-        return listener.getLocalPort();
+        return port;
     }
 
     /** Holds every chunk the server sends back by {@code latency} from when it arrived ({@link Duration#ZERO}: none). */
@@ -139,7 +207,7 @@ public final class TcpFaultProxy implements AutoCloseable {
         sockets.forEach(TcpFaultProxy::closeQuietly);
     }
 
-    private void accept() {
+    private void accept(ServerSocket listener) {
         while (!closed) {
             Socket client;
             try {
@@ -157,6 +225,9 @@ public final class TcpFaultProxy implements AutoCloseable {
             } catch (IOException e) {
                 closeQuietly(client); // the server refuses: so does the proxy, at once
                 closeQuietly(server);
+                if (mirror) {
+                    stopListeningWhileTheServerIsDown();
+                }
                 continue;
             }
             sockets.add(client);

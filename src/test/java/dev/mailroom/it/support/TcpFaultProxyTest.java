@@ -134,6 +134,62 @@ class TcpFaultProxyTest {
         }
     }
 
+    /** A server that goes away (its process killed: the kernel closes its sockets) closes the client's connection too. */
+    @Test
+    void aServerThatGoesAwayClosesTheClientsConnection() throws Exception {
+        try (ServerSocket dying = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             TcpFaultProxy toDying = TcpFaultProxy.start("dying", dying.getLocalPort());
+             Socket s = new Socket(InetAddress.getLoopbackAddress(), toDying.port())) {
+            Socket accepted = dying.accept();
+            s.getOutputStream().write("unread".getBytes(StandardCharsets.US_ASCII)); // left unread: the close is a reset
+            Thread.sleep(200);
+            accepted.close();
+            s.setSoTimeout(10_000);
+            int read;
+            try {
+                read = s.getInputStream().read();
+            } catch (java.net.SocketException reset) {
+                read = -1;
+            }
+            assertThat(read).as("the client sees the end, not a silent connection").isEqualTo(-1);
+        }
+    }
+
+    /** Not listening, the proxy's port refuses, as its server's does while the server is down; then listens again. */
+    @Test
+    void stopsListeningAndListensAgainOnTheSamePort() throws IOException {
+        proxy.stopListening();
+        assertThatThrownBy(this::connect).isInstanceOf(java.net.ConnectException.class);
+        proxy.listen();
+        try (Socket s = connect()) {
+            s.setSoTimeout(10_000);
+            assertThat(roundTrip(s, "again")).isEqualTo("again");
+        }
+    }
+
+    /** Mirroring its server, the proxy refuses while the server is down and listens again once it is back. */
+    @Test
+    void refusesWhileItsServerIsDownAndListensOnceItIsBack() throws Exception {
+        int serverPort;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            serverPort = free.getLocalPort();
+        }
+        try (TcpFaultProxy mirroring = TcpFaultProxy.start("mirroring", serverPort)) {
+            mirroring.mirrorTheServersListening();
+            mirroring.stopListeningWhileTheServerIsDown();
+            assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), mirroring.port()).close())
+                    .isInstanceOf(java.net.ConnectException.class);
+            try (ServerSocket back = new ServerSocket()) {
+                back.setReuseAddress(true);
+                back.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), serverPort));
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+                    new Socket(InetAddress.getLoopbackAddress(), mirroring.port()).close();
+                    return true;
+                });
+            }
+        }
+    }
+
     /** A reset: the client's read fails at once with the reset, not an orderly end a write could still follow. */
     @Test
     void aResetIsSeenByTheClientAsAReset() throws IOException {
