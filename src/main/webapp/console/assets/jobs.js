@@ -4,7 +4,7 @@
 import {h, render, when, statusBadge, kvTable, table, get, post, query, filterForm, go, errorBox, flash, confirmAction,
   state} from './core.js';
 
-export const JOB_STATES = ['received', 'scheduled', 'sending', 'retry_scheduled', 'sent_to_provider', 'delivered', 'bounced',
+export const JOB_STATES = ['received', 'scheduled', 'sending', 'retry_scheduled', 'waiting_for_key', 'sent_to_provider', 'delivered', 'bounced',
   'complained', 'bounced_permanent', 'dead_lettered', 'discarded', 'duplicate_suppressed', 'suppressed', 'unknown',
   'cancelled'];
 export const JOB_FILTERS = [

@@ -21,6 +21,11 @@ public final class JmsMailroomClient implements MailroomClient {
     public static final String DUPLICATE_ID_PROPERTY = "_AMQ_DUPL_ID";
     /** The W3C trace context property Mailroom reads. */
     public static final String TRACEPARENT_PROPERTY = "traceparent";
+    /**
+     * The JMS group id: a job's ordering key, so the broker delivers one key's jobs to one consumer, in order (Artemis
+     * message groups); Mailroom's own record of each key's head keeps the order when one of them waits.
+     */
+    public static final String GROUP_ID_PROPERTY = "JMSXGroupID";
 
     private final ConnectionFactory factory;
     private final JMSContext context;
@@ -100,6 +105,9 @@ public final class JmsMailroomClient implements MailroomClient {
         try {
             if (brokerDuplicateDetection) {
                 message.setStringProperty(DUPLICATE_ID_PROPERTY, job.idempotencyKey());
+            }
+            if (job.orderingKey().isPresent()) {
+                message.setStringProperty(GROUP_ID_PROPERTY, job.orderingKey().get());
             }
             String traceparent = job.traceparent().orElseGet(() -> traceparents == null ? null : traceparents.get());
             if (traceparent != null) {

@@ -56,6 +56,11 @@ public final class MailJob {
         return (String) document.getOrDefault("idempotency_key", messageId());
     }
 
+    /** The job's {@code ordering_key}, if it has one: the client sends it as the JMS group id too. */
+    public Optional<String> orderingKey() {
+        return Optional.ofNullable((String) document.get("ordering_key"));
+    }
+
     /** The send queue this job asked for, if any (else the client's). */
     public Optional<String> queue() {
         return Optional.ofNullable(queue);

@@ -167,6 +167,16 @@ public final class MailJobBuilder {
     }
 
     /**
+     * The job's ordering key (an order number, an account id): Mailroom sends the jobs of one key on one queue in the
+     * order they were sent, a later one waiting behind an earlier one that waits for a retry, and sends the jobs of
+     * other keys meanwhile. The client also sets it as the JMS group id, so the broker gives a key's jobs to one
+     * consumer. 1 to 200 characters without control characters; a job with one is written as {@code schema_version} 3.
+     */
+    public MailJobBuilder orderingKey(String orderingKey) {
+        return field("ordering_key", orderingKey);
+    }
+
+    /**
      * One-click unsubscribe (RFC 8058): {@code url} is an https URL that unsubscribes the recipient on a POST;
      * {@code mailto}, an address for the older mailto form, may be null. Required on {@code mail.send.bulk}.
      */

@@ -54,8 +54,8 @@ import java.util.TreeSet;
  *       so it is not {@code not_json}; but which value wins is parser-dependent, so the job is ambiguous and breaks
  *       the contract. Jackson's {@code STRICT_DUPLICATE_DETECTION} finds it and stops there, so the violation names
  *       the first duplicated path.</li>
- *   <li>{@code unsupported_schema_version}: {@code schema_version} present and not a version this build reads (1 or
- *       2; any other type or number). An <em>absent</em> {@code schema_version} is a {@code schema_violation} (it is
+ *   <li>{@code unsupported_schema_version}: {@code schema_version} present and not a version this build reads (1 to
+ *       3; any other type or number). An <em>absent</em> {@code schema_version} is a {@code schema_violation} (it is
  *       a required property), reported together with any other violation.</li>
  *   <li>{@code schema_violation}: what the schema rejects, plus an {@code expires_at} or {@code send_at} that
  *       {@link OffsetDateTime} cannot parse, plus a {@code send_at} after {@code expires_at} (it would expire before
@@ -223,7 +223,7 @@ public final class JobContract {
         }
         JsonNode version = root.get("schema_version");
         if (version != null && version.isNumber()) {
-            // checkText let through only a supported version, so this is 1 or 2 (1.0 reads as 1)
+            // checkText let through only a supported version, so this is 1 to 3 (1.0 reads as 1)
             List<String> fields = new java.util.ArrayList<>();
             root.fieldNames().forEachRemaining(fields::add);
             violations.addAll(SchemaVersions.tooNew(version.decimalValue().intValue(), fields));

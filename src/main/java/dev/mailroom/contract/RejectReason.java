@@ -11,7 +11,7 @@ public enum RejectReason {
     too_large,
     /** The bytes are not valid UTF-8, not JSON, or not a single JSON object. */
     not_json,
-    /** {@code schema_version} is present but is not a version this build understands (1 and 2). */
+    /** {@code schema_version} is present but is not a version this build understands (1 to 3). */
     unsupported_schema_version,
     /** A JSON object that breaks the job contract ({@code mailroom-job.schema.json}). */
     schema_violation,

@@ -17,7 +17,7 @@ public final class SchemaVersions {
     /** The oldest version this build reads. */
     public static final int OLDEST = 1;
     /** The newest version this build reads. */
-    public static final int LATEST = 2;
+    public static final int LATEST = 3;
 
     /** The fields added after version 1, with the version that added them; every other field is version 1's. */
     private static final Map<String, Integer> ADDED_IN = addedIn();
@@ -29,6 +29,7 @@ public final class SchemaVersions {
         Map<String, Integer> m = new LinkedHashMap<>();
         m.put("attachments", 2);
         m.put("send_at", 2);
+        m.put("ordering_key", 3);
         return java.util.Collections.unmodifiableMap(m);
     }
 

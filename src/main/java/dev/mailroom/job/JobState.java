@@ -13,6 +13,11 @@ public enum JobState {
     sending,
     /** A failed attempt is followed by a scheduled copy of the job on the broker. */
     retry_scheduled,
+    /**
+     * An earlier job of its {@code ordering_key} has not ended (or the key is held): its bytes are kept in Mailroom's
+     * database, its message acknowledged, until the job before it ends; then a copy goes to its queue.
+     */
+    waiting_for_key,
     sent_to_provider,
     delivered,
     bounced,
@@ -30,6 +35,7 @@ public enum JobState {
 
     /** Whether the send path is over for a job in this state: a redelivery must not send it again. */
     public boolean finished() {
-        return this != received && this != scheduled && this != sending && this != retry_scheduled;
+        return this != received && this != scheduled && this != sending && this != retry_scheduled
+                && this != waiting_for_key;
     }
 }

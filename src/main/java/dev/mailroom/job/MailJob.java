@@ -57,6 +57,12 @@ public class MailJob {
     /** The job's {@code send_at}: not sent before it; null for a job that goes at once. */
     @Column(name = "send_at")
     private Instant sendAt;
+    /**
+     * When the delivery watch is next to look at this job for silence ({@code reconcile.DeliveryWatch}): its send,
+     * then later for a provider with a longer limit; null once there is nothing more to look for.
+     */
+    @Column(name = "silence_check_at")
+    private Instant silenceCheckAt;
 
     protected MailJob() {
     }
@@ -83,6 +89,12 @@ public class MailJob {
     public String getTemplateId() { return templateId; }
     public Instant getQueuedAt() { return queuedAt; }
     public Instant getSendAt() { return sendAt; }
+    public Instant getSilenceCheckAt() { return silenceCheckAt; }
+
+    /** The delivery watch looks at this job again at {@code at} (null: never again). */
+    public void silenceCheckAt(Instant at) {
+        this.silenceCheckAt = at;
+    }
 
     /** The largest subject kept ({@code mail_job.subject}); the job schema allows 998 characters. */
     static final int MAX_SUBJECT = 1000;
@@ -107,6 +119,7 @@ public class MailJob {
     void sent(String providerMessageId, Instant at) {
         this.providerMessageId = providerMessageId;
         this.sentAt = at;
+        this.silenceCheckAt = at;
         moveTo(JobState.sent_to_provider, at);
     }
 

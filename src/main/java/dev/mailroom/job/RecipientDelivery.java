@@ -44,7 +44,7 @@ public sealed interface RecipientDelivery {
         }
         boolean refusedByProvider = JobAttempt.Outcome.rejected.name().equals(lastOutcome);
         return switch (job) {
-            case received, scheduled, sending, retry_scheduled -> Inferred.not_sent_yet;
+            case received, scheduled, sending, retry_scheduled, waiting_for_key -> Inferred.not_sent_yet;
             case sent_to_provider, delivered, bounced, complained -> Inferred.not_yet_known;
             case bounced_permanent -> Inferred.refused;
             case dead_lettered -> refusedByProvider ? Inferred.refused : Inferred.not_sent;

@@ -41,7 +41,8 @@ public record SendJob(
         Priority priority,
         Unsubscribe unsubscribe,
         List<Attachment> attachments,
-        Instant sendAt) {
+        Instant sendAt,
+        String orderingKey) {
 
     public enum Priority { low, normal, high }
 
@@ -78,6 +79,17 @@ public record SendJob(
                    Unsubscribe unsubscribe, List<Attachment> attachments) {
         this(schemaVersion, messageId, idempotencyKey, tenant, campaignId, category, from, to, cc, bcc, replyTo, subject,
                 text, html, templateId, variables, headers, metadata, expiresAt, priority, unsubscribe, attachments, null);
+    }
+
+    /** A job without an ordering key: it waits behind no other job. */
+    public SendJob(int schemaVersion, String messageId, String idempotencyKey, String tenant, String campaignId,
+                   String category, String from, List<String> to, List<String> cc, List<String> bcc, String replyTo,
+                   String subject, String text, String html, String templateId, Map<String, Object> variables,
+                   Map<String, String> headers, Map<String, String> metadata, Instant expiresAt, Priority priority,
+                   Unsubscribe unsubscribe, List<Attachment> attachments, Instant sendAt) {
+        this(schemaVersion, messageId, idempotencyKey, tenant, campaignId, category, from, to, cc, bcc, replyTo, subject,
+                text, html, templateId, variables, headers, metadata, expiresAt, priority, unsubscribe, attachments, sendAt,
+                null);
     }
 
     @com.fasterxml.jackson.annotation.JsonCreator
@@ -118,6 +130,6 @@ public record SendJob(
         }
         return new SendJob(schemaVersion, messageId, idempotencyKey, tenant, campaignId, category, from, kept.get(0),
                 kept.get(1), kept.get(2), replyTo, subject, text, html, templateId, variables, headers, metadata,
-                expiresAt, priority, unsubscribe, attachments, sendAt);
+                expiresAt, priority, unsubscribe, attachments, sendAt, orderingKey);
     }
 }

@@ -40,7 +40,8 @@ public final class AdmissionPolicy {
     public static final Duration RATE_LIMIT_PUT_BACK = Duration.ofSeconds(PUT_BACK_SECONDS);
 
     /** States in which the holder's send is still going on. */
-    static final Set<String> IN_FLIGHT = Set.of("received", "scheduled", "sending", "retry_scheduled");
+    static final Set<String> IN_FLIGHT = Set.of("received", "scheduled", "sending", "retry_scheduled",
+            "waiting_for_key");
     /** States in which a provider took the mail. */
     static final Set<String> SENT = Set.of("sent_to_provider", "delivered", "bounced", "complained");
     /** States in which the holder ended without any provider taking the mail. */

@@ -252,7 +252,8 @@ public final class RedriveRules {
             // the replay waited for its send_at and an operator cancelled it there: not sent, by a person's choice
             case cancelled -> RedriveEntry.Outcome.discarded.name();
             // dead_lettered without a next lap yet: the recorder's transaction is on its way
-            case received, scheduled, sending, retry_scheduled, dead_lettered -> RedriveEntry.Outcome.published.name();
+            case received, scheduled, sending, retry_scheduled, waiting_for_key, dead_lettered ->
+                    RedriveEntry.Outcome.published.name();
         };
     }
 

@@ -47,6 +47,19 @@ class JmsMailroomClientTest {
     }
 
     @Test
+    void aJobsOrderingKeyIsItsJmsGroupSoTheBrokerGivesTheKeyToOneConsumer() {
+        MailJob keyed = MailJob.to("a@example.com").from("n@example.com").subject("s").text("t")
+                .orderingKey("order-7").build();
+        MailJob plain = MailJob.to("a@example.com").from("n@example.com").subject("s").text("t").build();
+
+        MailroomClient.over(context()).send(keyed);
+        MailroomClient.over(context()).send(plain);
+
+        assertThat(seen.get(0).properties()).containsEntry("JMSXGroupID", "order-7");
+        assertThat(seen.get(1).properties()).doesNotContainKey("JMSXGroupID");
+    }
+
+    @Test
     void theJobsQueueWinsOverTheClientsAndTheCallersTraceparentFillsIn() {
         MailJob bulk = MailJob.to("a@example.com").from("n@example.com").subject("s").text("t").queue("mail.send.bulk")
                 .unsubscribe("https://example.com/unsubscribe", null).build();

@@ -171,7 +171,12 @@ class MailJobContractTest {
                 row("a send time after the expiry", RejectReason.schema_violation, "/send_at",
                         b -> b.sendAt(Instant.parse("2030-01-31T12:00:01Z")).expiresAt(Instant.parse("2030-01-31T12:00:00Z"))),
                 row("a send time past year 9999", RejectReason.schema_violation, "/send_at",
-                        b -> b.sendAt(Instant.parse("+10000-01-01T00:00:00Z"))));
+                        b -> b.sendAt(Instant.parse("+10000-01-01T00:00:00Z"))),
+                row("an empty ordering key", RejectReason.schema_violation, "/ordering_key", b -> b.orderingKey("")),
+                row("an ordering key over 200 characters", RejectReason.schema_violation, "/ordering_key",
+                        b -> b.orderingKey("k".repeat(201))),
+                row("an ordering key with a line break", RejectReason.schema_violation, "/ordering_key",
+                        b -> b.orderingKey("order\r\n7")));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -290,6 +295,17 @@ class MailJobContractTest {
                         java.util.Base64.getEncoder().encodeToString("%PDF-1.4".getBytes()), null, null, null),
                 new dev.mailroom.contract.Attachment("ticket.ics", "text/calendar; method=REQUEST", null,
                         "https://files.shop.example/t.ics", SHA, 4L));
+    }
+
+    @Test
+    void anOrderingKeyMakesTheJobVersionThreeAndTheServerReadsIt() {
+        MailJob job = good().orderingKey("order-7").build();
+        assertThat(job.document()).containsEntry("schema_version", 3).containsEntry("ordering_key", "order-7");
+        assertThat(job.orderingKey()).contains("order-7");
+        assertThat(((Parsed) SERVER.parse(job.json().getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .job().orderingKey()).isEqualTo("order-7");
+        assertThat(good().orderingKey("order-7").orderingKey(null).build().document())
+                .doesNotContainKey("ordering_key").containsEntry("schema_version", 1);
     }
 
     @Test

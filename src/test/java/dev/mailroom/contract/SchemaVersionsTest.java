@@ -29,6 +29,9 @@ class SchemaVersionsTest {
                 Arguments.of(1, List.of("attachments", "send_at"), 2,
                         List.of("/attachments: needs schema_version 2 (this job declares schema_version 1)",
                                 "/send_at: needs schema_version 2 (this job declares schema_version 1)")),
+                Arguments.of(3, List.of("to", "ordering_key", "send_at"), 3, List.of()),
+                Arguments.of(2, List.of("to", "ordering_key", "send_at"), 3,
+                        List.of("/ordering_key: needs schema_version 3 (this job declares schema_version 2)")),
                 Arguments.of(1, List.of(), 1, List.of()),
                 Arguments.of(1, List.of("no_such_field"), 1, List.of()));
     }
@@ -45,7 +48,8 @@ class SchemaVersionsTest {
         assertThat(SchemaVersions.isSupported(0)).isFalse();
         assertThat(SchemaVersions.isSupported(1)).isTrue();
         assertThat(SchemaVersions.isSupported(2)).isTrue();
-        assertThat(SchemaVersions.isSupported(3)).isFalse();
+        assertThat(SchemaVersions.isSupported(3)).isTrue();
+        assertThat(SchemaVersions.isSupported(4)).isFalse();
         assertThat(SchemaVersions.LATEST).isEqualTo(JobContract.LATEST_SCHEMA_VERSION);
     }
 
@@ -64,6 +68,6 @@ class SchemaVersionsTest {
         });
         Set<Integer> versions = new java.util.TreeSet<>();
         properties.get("schema_version").get("enum").forEach(v -> versions.add(v.intValue()));
-        assertThat(versions).containsExactly(1, 2);
+        assertThat(versions).containsExactly(1, 2, 3);
     }
 }

@@ -94,9 +94,9 @@ class AttachmentContractTest {
 
     @Test
     void aVersionTheBuildDoesNotReadIsStillUnsupported() {
-        assertThat(parse(job(3, List.of(inline())))).isInstanceOfSatisfying(Rejected.class, r -> {
+        assertThat(parse(job(4, List.of(inline())))).isInstanceOfSatisfying(Rejected.class, r -> {
             assertThat(r.reason()).isEqualTo(RejectReason.unsupported_schema_version);
-            assertThat(r.detail()).isEqualTo("schema_version 3 is not supported; this consumer reads schema_version 1 to 2");
+            assertThat(r.detail()).isEqualTo("schema_version 4 is not supported; this consumer reads schema_version 1 to 3");
         });
     }
 

@@ -143,6 +143,19 @@ class JobParserTest {
     }
 
     @Test
+    void anOrderingKeyIsReadFromAVersionThreeJobAndAbsentOtherwise() {
+        SendJob keyed = parsed(utf8("""
+                {"schema_version": 3, "message_id": "m-1", "from": "a@example.org", "to": ["b@example.org"],
+                 "subject": "s", "text": "t", "ordering_key": "order-7"}"""));
+        assertThat(keyed.orderingKey()).isEqualTo("order-7");
+        assertThat(keyed.schemaVersion()).isEqualTo(3);
+        SendJob plain = parsed(utf8("""
+                {"schema_version": 1, "message_id": "m-2", "from": "a@example.org", "to": ["b@example.org"],
+                 "subject": "s", "text": "t"}"""));
+        assertThat(plain.orderingKey()).isNull();
+    }
+
+    @Test
     void templateJobMapsVariablesToPlainJavaValues() {
         String body = """
                 {"schema_version": 1, "message_id": "t-1", "from": "a@example.com", "to": ["b@example.com"],
@@ -347,7 +360,7 @@ class JobParserTest {
 
     static Stream<Arguments> unsupportedVersions() {
         return Stream.of(
-                arguments(3, "3"),
+                arguments(4, "4"),
                 arguments(0, "0"),
                 arguments(-1, "-1"),
                 arguments(new BigDecimal("1.5"), "1.5"),
@@ -376,7 +389,7 @@ class JobParserTest {
     void unsupportedVersionWinsOverOtherViolations() {
         // a job of a later version may well have other fields: we must not call them violations of ours
         Rejected r = rejected(bytes(minimal(j -> {
-            j.put("schema_version", 3);
+            j.put("schema_version", 4);
             j.put("recipients", List.of("x@example.com"));
             j.remove("to");
         })));
@@ -395,6 +408,12 @@ class JobParserTest {
 
     private static Arguments violation(String name, Consumer<Map<String, Object>> change, String expectedDetailPart) {
         return arguments(name, change, expectedDetailPart);
+    }
+
+    /** The job declaring schema_version 3, for a field that version added. */
+    private static Map<String, Object> v3(Map<String, Object> job) {
+        job.put("schema_version", 3);
+        return job;
     }
 
     /** The job declaring schema_version 2, for a field that version added. */
@@ -483,6 +502,12 @@ class JobParserTest {
                     v2(j).put("send_at", "2030-01-31T12:00:01Z");
                     j.put("expires_at", "2030-01-31T14:00:00+02:00");
                 }, "/send_at: is after expires_at (2030-01-31T12:00:00Z): the job would expire before its send time"),
+                violation("ordering_key empty", j -> v3(j).put("ordering_key", ""), "/ordering_key: must be at least 1 characters long"),
+                violation("ordering_key too long", j -> v3(j).put("ordering_key", "k".repeat(201)), "/ordering_key: must be at most 200"),
+                violation("ordering_key with LF", j -> v3(j).put("ordering_key", "order\n7"), "/ordering_key" + control),
+                violation("ordering_key a number", j -> v3(j).put("ordering_key", 7), "/ordering_key: integer found, string expected"),
+                violation("ordering_key in a version-2 job", j -> v2(j).put("ordering_key", "order-7"),
+                        "/ordering_key: needs schema_version 3 (this job declares schema_version 2)"),
                 violation("send_at in a version-1 job", j -> j.put("send_at", "2030-01-31T09:00:00Z"),
                         "/send_at: needs schema_version 2 (this job declares schema_version 1)"),
                 violation("unsubscribe over http", j -> j.put("unsubscribe", Map.of("url", "http://shop.example/u")),
@@ -660,13 +685,13 @@ class JobParserTest {
         assertThat(schema.path("$schema").asText()).isEqualTo("https://json-schema.org/draft/2020-12/schema");
         assertThat(schema.path("additionalProperties").asBoolean(true)).isFalse();
         assertThat(schema.path("properties").path("schema_version").path("enum"))
-                .extracting(JsonNode::asInt).containsExactly(1, 2);
+                .extracting(JsonNode::asInt).containsExactly(1, 2, 3);
         Set<String> properties = new HashSet<>();
         schema.path("properties").fieldNames().forEachRemaining(properties::add);
         assertThat(properties).containsExactlyInAnyOrder(
                 "schema_version", "message_id", "idempotency_key", "tenant", "campaign_id", "category",
                 "from", "to", "cc", "bcc", "reply_to", "subject", "text", "html", "template_id", "variables",
-                "headers", "metadata", "expires_at", "send_at", "priority", "unsubscribe", "attachments");
+                "headers", "metadata", "expires_at", "send_at", "priority", "unsubscribe", "attachments", "ordering_key");
         Set<String> required = new HashSet<>();
         schema.path("required").forEach(n -> required.add(n.asText()));
         assertThat(required).containsExactlyInAnyOrder("schema_version", "message_id", "from", "to");

@@ -17,6 +17,7 @@ class RecipientDeliveryTest {
             {JobState.scheduled, null, "not_sent_yet"},
             {JobState.sending, null, "not_sent_yet"},
             {JobState.retry_scheduled, "rejected", "not_sent_yet"},
+            {JobState.waiting_for_key, null, "not_sent_yet"},
             {JobState.sent_to_provider, "accepted", "not_yet_known"},
             {JobState.delivered, "accepted", "not_yet_known"},
             {JobState.bounced, "accepted", "not_yet_known"},

@@ -100,7 +100,7 @@ public final class JobFuzzer {
     /** A valid job that carries the field to mutate (rendered content, or a template job for those fields). */
     private static ObjectNode validJob(String messageId, String field) {
         ObjectNode job = NODES.objectNode();
-        job.put("schema_version", 2).put("message_id", messageId).put("idempotency_key", messageId)
+        job.put("schema_version", 3).put("message_id", messageId).put("idempotency_key", messageId)
                 .put("tenant", "chaos").put("campaign_id", "fuzz").put("category", "fuzz")
                 .put("from", "Chaos <noreply@example.com>");
         job.putArray("to").add("alice@example.com");
@@ -115,7 +115,8 @@ public final class JobFuzzer {
         }
         job.putObject("headers").put("X-Order", "7");
         job.putObject("metadata").put("order", "7");
-        job.put("expires_at", "2099-01-01T00:00:00Z").put("send_at", "2020-01-01T00:00:00Z").put("priority", "normal");
+        job.put("expires_at", "2099-01-01T00:00:00Z").put("send_at", "2020-01-01T00:00:00Z").put("priority", "normal")
+                .put("ordering_key", messageId);
         job.putObject("unsubscribe").put("url", "https://example.com/unsubscribe").put("mailto", "u@example.com");
         job.putArray("attachments").addObject().put("filename", "fuzz.txt").put("content_type", "text/plain")
                 .put("content_base64", "ZnV6eg==");
