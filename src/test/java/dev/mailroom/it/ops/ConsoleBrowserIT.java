@@ -1053,6 +1053,58 @@ class ConsoleBrowserIT {
     }
 
     /**
+     * An operator erases the address of a sent job from the Erasures page: a reason naming the address is refused
+     * with the API's words and erases nothing; with a proper reason the confirmation says what will happen, the
+     * record shows the job deleted, the audit lists it by the address's SHA-256 only, and the job is gone. A viewer
+     * sees the audit and no form.
+     */
+    @Test
+    void anOperatorErasesAnAddressFromTheConsoleAndAViewerOnlySeesTheAudit() throws Exception {
+        String prefix = Jobs.runPrefix("console-erase");
+        String address = prefix + "forget@example.com";
+        String jobId = prefix + "1";
+        env.jms().sendText("mail.send", Jobs.jobTo(jobId, List.of(address)));
+        Webhooks.awaitState(jobId, "sent_to_provider");
+        String sha = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(address.toLowerCase(java.util.Locale.ROOT).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+
+        startBrowser();
+        signIn("operator", "operator-pass");
+        click(testId("nav-erasures"));
+        setField("erase-address", address);
+        setField("erase-reason", "asked by " + address);
+        click(testId("erase-submit"));
+        click(testId("erase-confirm"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("erase-error")));
+        assertThat(driver.findElement(testId("erase-error")).getText()).contains("must not name the address");
+        assertThat(env.api().get("/api/v1/jobs/" + jobId).statusCode()).as("a refused request erases nothing").isEqualTo(200);
+
+        setField("erase-reason", "data-protection request");
+        click(testId("erase-submit"));
+        WebElement question = wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("erase-confirm-text")));
+        assertThat(question.getText()).contains(address).contains("deleted").contains("discarded")
+                .contains("SHA-256 hash").contains("cannot be undone");
+        click(testId("erase-confirm"));
+        WebElement record = wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(testId("erase-result")));
+        assertThat(record.findElement(By.cssSelector("[data-testid=erasure-count][data-key='mail_job.deleted']"))
+                .getAttribute("data-n")).isEqualTo("1");
+        By row = By.cssSelector("[data-testid=erasure-row][data-sha256='" + sha + "']");
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(row));
+        assertThat(driver.findElement(row).getText()).contains("data-protection request").contains("operator")
+                .contains(sha.substring(0, 12)).doesNotContainIgnoringCase(address);
+        screenshot("erasures");
+        assertThat(env.api().get("/api/v1/jobs/" + jobId).statusCode()).as("the erased job").isEqualTo(404);
+
+        quit();
+        startBrowser();
+        signIn("viewer", "viewer-pass");
+        click(testId("nav-erasures"));
+        wait(WAIT).until(ExpectedConditions.visibilityOfElementLocated(row));
+        assertThat(driver.findElements(testId("erase-form"))).isEmpty();
+        assertThat(driver.findElement(testId("viewer-note")).getText()).contains("operator role");
+    }
+
+    /**
      * Destructive actions ask in the page: Abandon opens a reason field and a confirm button, Cancel (or confirming
      * without a reason) leaves the plan planned; the buttons are the record's own actions, so a stopped run offers
      * no Resume (the server would answer 409) and no Abandon.
