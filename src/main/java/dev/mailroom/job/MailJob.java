@@ -57,6 +57,12 @@ public class MailJob {
     /** The job's {@code send_at}: not sent before it; null for a job that goes at once. */
     @Column(name = "send_at")
     private Instant sendAt;
+    /** The job's {@code ordering_key}, null for a job ordered behind nothing. */
+    @Column(name = "ordering_key")
+    private String orderingKey;
+    /** Its place in its key on its queue, taken at the door; null without a key. */
+    @Column(name = "key_seq")
+    private Long keySeq;
 
     protected MailJob() {
     }
@@ -83,6 +89,13 @@ public class MailJob {
     public String getTemplateId() { return templateId; }
     public Instant getQueuedAt() { return queuedAt; }
     public Instant getSendAt() { return sendAt; }
+    public String getOrderingKey() { return orderingKey; }
+    public Long getKeySeq() { return keySeq; }
+
+    void placed(String orderingKey, long keySeq) {
+        this.orderingKey = orderingKey;
+        this.keySeq = keySeq;
+    }
 
     /** The largest subject kept ({@code mail_job.subject}); the job schema allows 998 characters. */
     static final int MAX_SUBJECT = 1000;
