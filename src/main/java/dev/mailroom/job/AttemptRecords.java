@@ -41,10 +41,13 @@ final class AttemptRecords {
                 .executeUpdate() == 1;
     }
 
-    void failed(Begin.Proceed p, ProviderResponse r, Failure failure, RecoveryAction decision) {
+    void failed(Begin.Proceed p, ProviderResponse r, Failure failure, RecoveryAction decision, boolean providerCalled) {
         Instant now = clock.instant();
         JobAttempt a = em.find(JobAttempt.class, p.attemptId());
         a.finish(r, now);
+        if (!providerCalled) {
+            a.endedBeforeItsCall();
+        }
         a.classified(failure.failureClass().wireName(), decision.consumesAttempt(), decision.describe());
         MailJob j = em.find(MailJob.class, p.jobId());
         timeline.event(j, "attempt_failed", "attempt " + p.attemptNumber() + " (" + failure.failureClass().wireName() + "): "

@@ -15,7 +15,8 @@ import java.time.Instant;
 public class JobAttempt {
 
     /** How an attempt ended; {@code abandoned}: the worker died before the point of no return. */
-    public enum Outcome { accepted, rejected, not_connected, ambiguous, abandoned }
+    /** {@code not_called}: the attempt ended before its provider's call (an attachment could not be fetched). */
+    public enum Outcome { accepted, rejected, not_connected, ambiguous, abandoned, not_called }
 
     @Id
     @GeneratedValue(strategy = GenerationType.IDENTITY)
@@ -103,6 +104,10 @@ public class JobAttempt {
             case NOT_CONNECTED -> Outcome.not_connected;
             case AMBIGUOUS -> Outcome.ambiguous;
         };
+    }
+
+    void endedBeforeItsCall() {
+        this.outcome = Outcome.not_called.name();
     }
 
     void classified(String failureClass, boolean consumedAttempt, String decision) {

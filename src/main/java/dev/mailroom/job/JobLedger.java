@@ -227,11 +227,13 @@ public class JobLedger {
 
     /**
      * Records a failed attempt, what it was classified as and what was decided, in its own transaction:
-     * it stays recorded even when the delivery that made it rolls back.
+     * it stays recorded even when the delivery that made it rolls back. {@code providerCalled} is false for an attempt
+     * that ended before its provider's call (an attachment that could not be fetched): it is no provider call.
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public void recordFailure(Begin.Proceed p, ProviderResponse r, Failure failure, RecoveryAction decision) {
-        attempts().failed(p, r, failure, decision);
+    public void recordFailure(Begin.Proceed p, ProviderResponse r, Failure failure, RecoveryAction decision,
+                              boolean providerCalled) {
+        attempts().failed(p, r, failure, decision, providerCalled);
     }
 
     /**
@@ -239,8 +241,9 @@ public class JobLedger {
      * was begun there and is not committed yet, so a transaction of its own could not even see it.
      */
     @Transactional(Transactional.TxType.MANDATORY)
-    public void recordFailureInTheDelivery(Begin.Proceed p, ProviderResponse r, Failure failure, RecoveryAction decision) {
-        attempts().failed(p, r, failure, decision);
+    public void recordFailureInTheDelivery(Begin.Proceed p, ProviderResponse r, Failure failure, RecoveryAction decision,
+                                           boolean providerCalled) {
+        attempts().failed(p, r, failure, decision, providerCalled);
     }
 
     /**

@@ -58,6 +58,11 @@ public class JobQueries {
         return failureClass != null && consumedAttempt;
     }
 
+    /** The attempts that called a provider: all but those that ended before the call (an attachment not fetched). */
+    public static int providerCalls(List<AttemptView> attempts) {
+        return (int) attempts.stream().filter(a -> !JobAttempt.Outcome.not_called.name().equals(a.outcome())).count();
+    }
+
     public record EventView(Instant at, String type, String detail, String actor) { }
 
     /** The jobs with this message_id, one per send queue that saw it, every recipient shown. */
@@ -113,7 +118,7 @@ public class JobQueries {
         return new JobView(j.getId(), j.getMessageId(), j.getQueue(), j.getIdempotencyKey(), j.getTenant(), j.getCampaignId(),
                 j.getCategory(), j.getState(), j.getProvider(), j.getProviderMessageId(),
                 (int) attempts.stream().filter(AttemptView::consumedAttempt).count(),
-                (int) attempts.stream().filter(AttemptView::usedRetry).count(), attempts.size(), j.getTraceId(),
+                (int) attempts.stream().filter(AttemptView::usedRetry).count(), providerCalls(attempts), j.getTraceId(),
                 reveal ? j.getSubject() : redaction.member("subject", j.getSubject()), j.getTemplateId(),
                 j.getQueuedAt(), j.getExpiresAt(), j.getReceivedAt(), j.getUpdatedAt(), j.getSentAt(), j.getSendAt(), attempts,
                 timeline, recipients);

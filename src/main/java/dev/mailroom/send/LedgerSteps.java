@@ -22,7 +22,9 @@ sealed interface LedgerSteps {
 
     void recordSent(Begin.Proceed proceed, ProviderResponse response);
 
-    void recordFailure(Begin.Proceed proceed, ProviderResponse response, Failure failure, RecoveryAction decision);
+    /** @param providerCalled false when the attempt ended before its provider's call (an attachment not fetched) */
+    void recordFailure(Begin.Proceed proceed, ProviderResponse response, Failure failure, RecoveryAction decision,
+                       boolean providerCalled);
 
     /** Whether these steps commit on their own (the plan's {@link TransactionPlan#ledgerCommitsOnItsOwn()}). */
     default boolean ledgerCommitsOnItsOwn() {
@@ -48,8 +50,8 @@ sealed interface LedgerSteps {
 
         @Override
         public void recordFailure(Begin.Proceed proceed, ProviderResponse response, Failure failure,
-                                  RecoveryAction decision) {
-            ledger.recordFailure(proceed, response, failure, decision);
+                                  RecoveryAction decision, boolean providerCalled) {
+            ledger.recordFailure(proceed, response, failure, decision, providerCalled);
         }
     }
 
@@ -67,8 +69,8 @@ sealed interface LedgerSteps {
 
         @Override
         public void recordFailure(Begin.Proceed proceed, ProviderResponse response, Failure failure,
-                                  RecoveryAction decision) {
-            ledger.recordFailureInTheDelivery(proceed, response, failure, decision);
+                                  RecoveryAction decision, boolean providerCalled) {
+            ledger.recordFailureInTheDelivery(proceed, response, failure, decision, providerCalled);
         }
     }
 }

@@ -327,7 +327,7 @@ public class SendService {
     private void reroute(Delivery d, Incoming in, ProviderResponse response, Failure failure,
                          RecoveryAction.Reroute action) {
         metrics.attempt(in.queue(), d.provider().name(), failure.failureClass().wireName());
-        d.steps().recordFailure(d.proceed(), response, failure, action);
+        d.steps().recordFailure(d.proceed(), response, failure, action, true);
         executor.carryOut(in, d.proceed(), failure, action, null);
         metrics.outcome(in.queue(), SendOutcomes.of(action));
     }
@@ -350,7 +350,7 @@ public class SendService {
         RecoveryAction action = executor.asCarriedOut(RecoverabilityPolicy.decide(failure,
                 ledger.historyBefore(proceed.jobId(), proceed.attemptId()), policies.forQueue(in.queue()),
                 traits(provider), proceed.expiresAt(), clock.instant(), ThreadLocalRandom.current()));
-        d.steps().recordFailure(proceed, response, failure, action);
+        d.steps().recordFailure(proceed, response, failure, action, providerAnswered);
         executor.carryOut(in, proceed, failure, action, cause);
         metrics.outcome(in.queue(), SendOutcomes.of(action));
         return action;

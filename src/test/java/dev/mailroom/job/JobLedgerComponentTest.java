@@ -115,7 +115,7 @@ class JobLedgerComponentTest {
                 "try later", null, null, null);
         db.run(em -> {
             JobLedger l = ledger(em);
-            l.recordFailure(p, refused, Failure.of(FailureClass.TRANSIENT, refused), new RecoveryAction.Discard("expired"));
+            l.recordFailure(p, refused, Failure.of(FailureClass.TRANSIENT, refused), new RecoveryAction.Discard("expired"), true);
             l.finish(p.jobId(), JobState.discarded, "discarded", "expired");
         });
         return p.jobId();
@@ -178,6 +178,39 @@ class JobLedgerComponentTest {
         db.run(em -> ledger(em).recordSent(p, ProviderResponse.accepted("smtp", "250", "ok", "q1")));
         assertThat(begin(redelivery(in), SMTP)).isEqualTo(new Begin.AlreadyFinished(p.jobId(), JobState.sent_to_provider));
         assertThat(timeline(p.jobId())).containsSubsequence("attempt_started", "sent", "redelivery_ignored");
+    }
+
+    /**
+     * An attempt stopped before its provider's call (an attachment that could not be fetched) is recorded as such, and
+     * the job's count of provider calls leaves it out, while a provider's own refusal counts.
+     */
+    @Test
+    void anAttemptThatEndedBeforeItsCallIsNoProviderCall() {
+        Begin.Proceed notCalled = (Begin.Proceed) begin(delivery(body("fetch-404", "fetch-404", null)), SMTP);
+        Begin.Proceed refused = (Begin.Proceed) begin(delivery(body("refused-550", "refused-550", null)), SMTP);
+        ProviderResponse fetch404 = new ProviderResponse(ProviderResponse.Status.NOT_CONNECTED, "smtp", "404",
+                "attachment_not_found", "the source answered 404", null, null, "attachment_not_found");
+        ProviderResponse relay550 = new ProviderResponse(ProviderResponse.Status.REJECTED, "smtp", "550", "5.7.1",
+                "refused", null, null, null);
+        RecoveryAction review = new RecoveryAction.DeadLetter(RecoveryAction.DeadLetter.MANUAL_REVIEW,
+                FailureClass.CONTENT_POLICY);
+        db.run(em -> ledger(em).recordFailure(notCalled, fetch404, Failure.of(FailureClass.CONTENT_POLICY, fetch404),
+                review, false));
+        db.run(em -> ledger(em).recordFailure(refused, relay550, Failure.of(FailureClass.CONTENT_POLICY, relay550),
+                review, true));
+
+        assertThat(db.<String>inTransaction(em -> em.find(JobAttempt.class, notCalled.attemptId()).getOutcome()))
+                .isEqualTo("not_called");
+        assertThat(providerCalls(notCalled.jobId())).isZero();
+        assertThat(providerCalls(refused.jobId())).isEqualTo(1);
+    }
+
+    private int providerCalls(long jobId) {
+        return db.inTransaction(em -> {
+            JobQueries queries = new JobQueries();
+            queries.em = em;
+            return JobQueries.providerCalls(queries.attempts(jobId));
+        });
     }
 
     /**

@@ -99,8 +99,10 @@ class SendServiceCdiTest {
         /** The EJB singleton without its timer: what waits for the database stays in memory here. */
         @Produces
         @Singleton
-        LateOutcomes lateOutcomes() {
-            return new LateOutcomes();
+        LateOutcomes lateOutcomes(JobLedger ledger) {
+            LateOutcomes late = new LateOutcomes();
+            late.ledger = ledger; // the real ledger: what waits is recorded on the component database
+            return late;
         }
 
         @Produces
@@ -356,6 +358,56 @@ class SendServiceCdiTest {
         assertThat(jobRow("crash-smtp").getState()).isEqualTo(JobState.unknown);
         assertThat(UNKNOWN).singleElement().satisfies(u -> assertThat(u.path()).isEqualTo("crash"));
         assertThat(SCRIPT).isEmpty();
+    }
+
+    /**
+     * The commit of the point of no return landed but its answer was lost, as the transaction manager reports it: a
+     * checked {@code HeuristicMixedException} through the proxy, undeclared. The mail is not written, and what the
+     * worker knew is kept and recorded when the database answers: the point of no return is taken back.
+     */
+    @Test
+    void aPointOfNoReturnWhoseCommitAnswerIsLostAsACheckedExceptionIsTakenBackLate() throws Exception {
+        SendService send = boot("smtp", false);
+        SCRIPT.add(c -> {
+            c.beforeIrrevocableWrite();
+            return ProviderResponse.accepted("smtp", "250", "ok", "never");
+        });
+        TestTransactions.loseTheAnswerOf("markIrrevocable", new jakarta.transaction.HeuristicMixedException("lost"));
+        Incoming in = delivery(job("late-irrevocable"));
+
+        assertThatThrownBy(() -> handle(send, in)).isInstanceOf(jakarta.transaction.HeuristicMixedException.class);
+        LateOutcomes late = cdi.select(LateOutcomes.class).get();
+        assertThat(late.waiting()).isEqualTo(1);
+        MailJob j = jobRow("late-irrevocable");
+        Long attempt = db.inTransaction(em -> em.createQuery("select a.id from JobAttempt a where a.jobId = :j", Long.class)
+                .setParameter("j", j.getId()).getSingleResult());
+        assertThat(db.<java.time.Instant>inTransaction(em -> em.find(JobAttempt.class, attempt).getIrrevocableAt()))
+                .as("the commit landed").isNotNull();
+
+        late.recordWhatWaits();
+        assertThat(late.waiting()).isZero();
+        assertThat(db.<java.time.Instant>inTransaction(em -> em.find(JobAttempt.class, attempt).getIrrevocableAt()))
+                .as("taken back: the redelivery may send it").isNull();
+        assertThat(jobRow("late-irrevocable").getState()).isNotEqualTo(JobState.sent_to_provider);
+    }
+
+    /** The same lost answer on the acceptance's own commit: the acceptance is kept, and the job is found sent. */
+    @Test
+    void anAcceptanceWhoseCommitAnswerIsLostAsACheckedExceptionIsKeptForTheLateRecord() throws Exception {
+        SendService send = boot("smtp", false);
+        SCRIPT.add(c -> {
+            c.beforeIrrevocableWrite();
+            return ProviderResponse.accepted("smtp", "250", "ok", "q-late");
+        });
+        TestTransactions.loseTheAnswerOf("recordSent", new jakarta.transaction.HeuristicMixedException("lost"));
+
+        assertThatThrownBy(() -> handle(send, delivery(job("late-accepted"))))
+                .isInstanceOf(jakarta.transaction.HeuristicMixedException.class);
+        LateOutcomes late = cdi.select(LateOutcomes.class).get();
+        assertThat(late.waiting()).isEqualTo(1);
+        late.recordWhatWaits();
+        assertThat(late.waiting()).isZero();
+        assertThat(jobRow("late-accepted").getState()).isEqualTo(JobState.sent_to_provider);
     }
 
     @Test

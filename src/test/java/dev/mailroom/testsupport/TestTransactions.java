@@ -51,11 +51,25 @@ public abstract class TestTransactions {
     }
 
     private static volatile ComponentDatabase database;
+    /** A commit whose answer is lost: the method whose own transaction commits and then throws, once. */
+    private static volatile LostAnswer lostAnswer;
+
+    private record LostAnswer(String method, Exception thrown) { }
     private static final ThreadLocal<Deque<EntityManager>> CURRENT = ThreadLocal.withInitial(ArrayDeque::new);
 
     /** The database every transaction of the container runs on. */
     public static void use(ComponentDatabase db) {
         database = db;
+        lostAnswer = null;
+    }
+
+    /**
+     * The next {@code REQUIRES_NEW} transaction of a method named {@code method} commits and then throws {@code thrown},
+     * as a JTA commit whose answer was lost does (the transaction manager's proxy throws {@code HeuristicMixedException}
+     * undeclared): what it wrote is in the database, its caller sees a failure.
+     */
+    public static void loseTheAnswerOf(String method, Exception thrown) {
+        lostAnswer = new LostAnswer(method, thrown);
     }
 
     /** Runs {@code work} as a delivery does: in a transaction of its own, rolled back if it throws. */
@@ -72,7 +86,15 @@ public abstract class TestTransactions {
         Transactional.TxType type = t == null ? Transactional.TxType.REQUIRED : t.value();
         boolean active = !CURRENT.get().isEmpty();
         return switch (type) {
-            case REQUIRES_NEW -> inNew(ic::proceed);
+            case REQUIRES_NEW -> {
+                Object result = inNew(ic::proceed);
+                LostAnswer lost = lostAnswer;
+                if (lost != null && lost.method().equals(ic.getMethod().getName())) {
+                    lostAnswer = null;
+                    throw lost.thrown();
+                }
+                yield result;
+            }
             case REQUIRED -> active ? ic.proceed() : inNew(ic::proceed);
             case MANDATORY -> {
                 if (!active) {

@@ -153,9 +153,12 @@ class AttachmentSmtpIT {
                 .contains("mailroom.attachments.allowed-prefixes");
 
         for (String id : new String[] {missing, changed}) {
-            JsonNode attempts = env.api().getJson("/api/v1/jobs/" + id).path("attempts");
+            JsonNode view = env.api().getJson("/api/v1/jobs/" + id);
+            JsonNode attempts = view.path("attempts");
             assertThat(attempts).as(id).hasSize(1);
             assertThat(attempts.get(0).path("failure_class").asText()).isEqualTo("content_policy");
+            assertThat(attempts.get(0).path("outcome").asText()).as(id).isEqualTo("not_called");
+            assertThat(view.path("provider_calls").asInt()).as(id + ": stopped before the relay").isZero();
         }
         JsonNode door = env.api().getJson("/api/v1/jobs/" + offList);
         assertThat(door.path("attempts")).as("refused at the door").isEmpty();
