@@ -83,7 +83,8 @@ final class AttemptRecords {
         // the usual case in one statement, which takes the job row's lock as the read below would: the job moves
         // to sent_to_provider unless a redelivery held it as unknown meanwhile (that case is settled below)
         int sent = em.createNativeQuery("""
-                        update mail_job set state = ?1, provider_message_id = ?2, sent_at = ?3, updated_at = ?3
+                        update mail_job set state = ?1, provider_message_id = ?2, sent_at = ?3, updated_at = ?3,
+                        silence_check_at = ?3
                         where id = ?4 and state <> ?5""")
                 .setParameter(1, JobState.sent_to_provider.name())
                 .setParameter(2, r.providerMessageId())

@@ -63,6 +63,12 @@ public class MailJob {
     /** Its place in its key on its queue, taken at the door; null without a key. */
     @Column(name = "key_seq")
     private Long keySeq;
+    /**
+     * When the delivery watch is next to look at this job for silence ({@code reconcile.DeliveryWatch}): its send,
+     * then later for a provider with a longer limit; null once there is nothing more to look for.
+     */
+    @Column(name = "silence_check_at")
+    private Instant silenceCheckAt;
 
     protected MailJob() {
     }
@@ -91,10 +97,16 @@ public class MailJob {
     public Instant getSendAt() { return sendAt; }
     public String getOrderingKey() { return orderingKey; }
     public Long getKeySeq() { return keySeq; }
+    public Instant getSilenceCheckAt() { return silenceCheckAt; }
 
     void placed(String orderingKey, long keySeq) {
         this.orderingKey = orderingKey;
         this.keySeq = keySeq;
+    }
+
+    /** The delivery watch looks at this job again at {@code at} (null: never again). */
+    public void silenceCheckAt(Instant at) {
+        this.silenceCheckAt = at;
     }
 
     /** The largest subject kept ({@code mail_job.subject}); the job schema allows 998 characters. */
@@ -120,6 +132,7 @@ public class MailJob {
     void sent(String providerMessageId, Instant at) {
         this.providerMessageId = providerMessageId;
         this.sentAt = at;
+        this.silenceCheckAt = at;
         moveTo(JobState.sent_to_provider, at);
     }
 

@@ -17,6 +17,8 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -34,7 +36,9 @@ import org.eclipse.microprofile.config.Config;
  *   <li>jobs still {@code sent_to_provider} past their provider's limit ({@code mailroom.reconcile.silence-limit},
  *       default 2 hours; per provider {@code mailroom.reconcile.silence-limit.<provider>}) without any provider
  *       event: each fires one {@link DeliverySilent} (recorded as {@code delivery_silent} on its timeline, so
- *       once) and counts in {@code mailroom.reconcile.silent}; the job is never assumed failed;</li>
+ *       once) and counts in {@code mailroom.reconcile.silent}; the job is never assumed failed. It reads only the
+ *       jobs due ({@code mail_job.silence_check_at}, set at the send, cleared once there is nothing more to look
+ *       for), not every {@code sent_to_provider} job retention keeps;</li>
  *   <li>bounce and complaint rates per queue and tenant over {@code mailroom.reconcile.rate-window}
  *       (default 24 hours, by the jobs' send time): gauges {@code mailroom.delivery.bounce.rate} and
  *       {@code mailroom.delivery.complaint.rate}, and a {@link DeliveryRateExceeded} when one crosses its
@@ -105,19 +109,41 @@ public class DeliveryWatch implements CheckedAtBoot {
         rates(now);
     }
 
+    /**
+     * Jobs due for a silence check that need none any more (they left {@code sent_to_provider}, or a provider event
+     * reached them, or they were reported) are done with: each is read here once, through
+     * {@code ix_mail_job_silence_check}, and never again however long retention keeps it. One statement per reason:
+     * joined by {@code or}, PostgreSQL checks the events by reading every one of that type once (a hashed subplan),
+     * the history's too, instead of probing each due job's.
+     */
+    public static final List<String> HEARD = List.of(
+            "update mail_job set silence_check_at = null where silence_check_at <= ?1 and state <> 'sent_to_provider'",
+            """
+            update mail_job set silence_check_at = null where silence_check_at <= ?1
+            and exists (select 1 from job_recipient r where r.job_id = mail_job.id and r.delivery_state is not null)""",
+            """
+            update mail_job set silence_check_at = null where silence_check_at <= ?1
+            and exists (select 1 from job_event e where e.job_id = mail_job.id
+                        and e.type in ('delivery_silent', 'delivery_state'))""");
+    /** The jobs left due after {@link #HEARD}, the ones silent longest first: only the due ones are read. */
+    public static final String DUE = "select * from mail_job where silence_check_at <= ?1 order by silence_check_at"
+            + " fetch first " + MAX_SILENT_PER_CHECK + " rows only";
+
+    @SuppressWarnings("unchecked")
     private void silentJobs(Instant now) {
         Duration shortest = settings().shortestSilence();
-        List<MailJob> candidates = em.createQuery("""
-                        select j from MailJob j where j.state = :sent and j.sentAt <= :before
-                        and not exists (select r from JobRecipient r where r.jobId = j.id and r.deliveryState is not null)
-                        and not exists (select e from JobEvent e where e.jobId = j.id and e.type in ('delivery_silent', 'delivery_state'))
-                        order by j.sentAt""", MailJob.class)
-                .setParameter("sent", dev.mailroom.job.JobState.sent_to_provider).setParameter("before", now.minus(shortest)).setMaxResults(MAX_SILENT_PER_CHECK).getResultList();
-        for (MailJob j : candidates) {
+        // an offset time in UTC, as the ledger binds its native statements' times on both databases
+        OffsetDateTime before = now.minus(shortest).atOffset(ZoneOffset.UTC);
+        HEARD.forEach(sql -> em.createNativeQuery(sql).setParameter(1, before).executeUpdate());
+        List<MailJob> due = em.createNativeQuery(DUE, MailJob.class).setParameter(1, before).getResultList();
+        for (MailJob j : due) {
             Duration limit = settings().silenceLimit(j.getProvider());
-            if (j.getSentAt().plus(limit).isAfter(now)) {
+            SilenceCheck.Verdict v = SilenceCheck.judge(j.getSentAt(), limit, shortest, now);
+            if (v instanceof SilenceCheck.Verdict.LookAgain again) {
+                j.silenceCheckAt(again.checkAt());
                 continue;
             }
+            j.silenceCheckAt(null);
             ledger.event(j, "delivery_silent", "no event from " + j.getProvider() + " " + Duration.between(j.getSentAt(), now)
                     + " after the send (limit " + limit + "): not assumed failed; check the provider's webhooks and logs", now);
             meters.counter("mailroom.reconcile.silent", "provider", String.valueOf(j.getProvider())).increment();

@@ -5,12 +5,15 @@ import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
+import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.util.List;
 import java.util.Map;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -41,5 +44,27 @@ public class TestingSchemaSearchResource {
         }
         Map<String, Long> found = SchemaSearch.whereIs(em, text);
         return Response.ok(found).build();
+    }
+
+    /**
+     * {@code POST /api/v1/testing/where/references?table=mail_job&suffix=job_id} with a JSON array of ids: every
+     * column that points at those rows ({@link SchemaSearch#referencesTo}), to the rows still pointing.
+     */
+    @POST
+    @Path("/references")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Transactional
+    public Response references(@QueryParam("table") String table, @QueryParam("suffix") String suffix, List<Long> ids) {
+        if (!enabled) {
+            return Response.status(Response.Status.NOT_FOUND).build();
+        }
+        if (table == null || !table.matches("[a-z_]{1,60}") || suffix == null || !suffix.matches("[a-z_]{2,60}")) {
+            throw new Refused.Invalid("table_required", "name a table and a column suffix in lower case: "
+                    + "?table=mail_job&suffix=job_id");
+        }
+        if (ids == null || ids.isEmpty()) {
+            throw new Refused.Invalid("ids_required", "post the ids as a JSON array of numbers");
+        }
+        return Response.ok(SchemaSearch.referencesTo(em, table, suffix, ids)).build();
     }
 }

@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.mailroom.it.support.ItEnvironment;
 import dev.mailroom.it.support.Jobs;
+import dev.mailroom.it.support.StoredRows;
 import dev.mailroom.it.support.Webhooks;
-import java.net.URLEncoder;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
@@ -42,7 +41,7 @@ class ErasureIT {
         env.jms().sendText("mail.send", "{\"schema_version\": 1, \"message_id\": \"" + prefix + "poison\", \"to\": [\""
                 + address + "\"]}");
         JsonNode deadLetter = Jobs.awaitDeadLetter(env.api(), "mail.send", prefix + "poison", WAIT);
-        assertThat(where(env, stored)).as("where the address is before the erasure")
+        assertThat(StoredRows.where(env.api(), stored)).as("where the address is before the erasure")
                 .containsKeys("job_recipient.address", "dead_letter.payload", "suppression.address", "provider_event.body");
 
         HttpResponse<String> malformed = env.api().post("/api/v1/erasures", "{\"address\": \"not an address\", \"reason\": \"r\"}");
@@ -61,7 +60,7 @@ class ErasureIT {
         assertThat(erased.path("counts").path("provider_event.deleted").asInt()).isEqualTo(2);
         assertThat(erased.toString()).doesNotContainIgnoringCase(stored);
 
-        assertThat(where(env, stored)).as("where the address is, in any column of any table, after the erasure").isEmpty();
+        assertThat(StoredRows.where(env.api(), stored)).as("where the address is, in any column of any table, after the erasure").isEmpty();
         JsonNode discarded = env.api().getJson("/api/v1/dead-letters/" + deadLetter.path("id").asLong());
         assertThat(discarded.path("status").asText()).isEqualTo("discarded");
         JsonNode audit = env.api().getJson("/api/v1/erasures");
@@ -76,12 +75,5 @@ class ErasureIT {
         // the next job to it: withheld by the suppression the erasure kept as a hash
         env.jms().sendText("mail.send", Jobs.jobTo(prefix + "next", List.of(address)));
         Webhooks.awaitState(prefix + "next", "suppressed");
-    }
-
-    private static java.util.Map<String, Object> where(ItEnvironment env, String text) {
-        JsonNode found = env.api().getJson("/api/v1/testing/where?text=" + URLEncoder.encode(text, StandardCharsets.UTF_8));
-        java.util.Map<String, Object> m = new java.util.TreeMap<>();
-        found.fields().forEachRemaining(e -> m.put(e.getKey(), e.getValue().asLong()));
-        return m;
     }
 }

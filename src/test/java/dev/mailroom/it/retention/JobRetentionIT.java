@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.mailroom.it.support.ItEnvironment;
 import dev.mailroom.it.support.Jobs;
 import dev.mailroom.it.support.Prometheus;
+import dev.mailroom.it.support.StoredRows;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,20 +16,25 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Retention of finished jobs on a running server, its clock moved forward (no sleeping): 1,000 jobs of mixed outcomes
  * (sent, discarded as expired, refused as duplicates) and a few left waiting on a retry; past the 30-day retention
- * every finished one is gone, found by no search (its campaign, its recipient), every unfinished one is still there,
- * and a late copy of a removed job, inside the claim window, is still refused as a duplicate and not sent. A job's
- * attempts, recipients and timeline reference it by foreign key, so the job's row cannot go while any of them is
- * left: a job the API no longer finds went with all of them. Moves the clock for good: a server of its own (tag
- * {@code time-travel}), and the last class of that execution (by package name), so the clock of the others is not
- * moved past their own moves.
+ * every finished one is gone, found by no search (its campaign, its recipient in any column of the schema), nothing
+ * points at it any more in any column the schema says points at a job (its foreign keys, and the columns named
+ * {@code ...job_id}) but its claim, every unfinished one is still there, and a late copy of a removed job, inside the
+ * claim window, is still refused as a duplicate and not sent.
+ *
+ * <p>Runs on H2 (execution {@code it-time-travel}, tag {@code time-travel}) and on PostgreSQL in the {@code it-postgres}
+ * boot (tag {@code retention}), last in each ({@link Order}, the executions order classes by it): it moves the clock
+ * for good, and its retention pass removes every finished job of the tests before it, which by then are done.
  */
 @Tag("time-travel")
+@Tag("retention")
+@Order(Integer.MAX_VALUE)
 class JobRetentionIT {
 
     private static final int SENT = 800;
@@ -73,6 +79,20 @@ class JobRetentionIT {
             awaitCounts(env, campaign, Map.of("sent_to_provider", SENT, "discarded", EXPIRED,
                     "duplicate_suppressed", DUPLICATES, "retry_scheduled", WAITING));
             double removedBefore = removed(env);
+            List<Long> finished = search(env, "campaign_id=" + campaign).stream()
+                    .filter(j -> !j.path("message_id").asText().startsWith(prefix + "waiting-"))
+                    .map(j -> j.path("id").asLong()).toList();
+            assertThat(finished).hasSize(SENT + EXPIRED + DUPLICATES);
+            Map<String, Long> pointing = StoredRows.pointingAt(env.api(), "mail_job", "job_id", finished);
+            assertThat(pointing).as("the columns the schema says point at a job")
+                    .containsKeys(CHILDREN.toArray(String[]::new)).containsKeys(CLAIM, "dead_letter.job_id");
+            assertThat(pointing).as("rows of the finished jobs before retention").allSatisfy((column, n) -> {
+                if (CHILDREN.contains(column)) {
+                    assertThat(n).as(column).isPositive();
+                }
+            });
+            assertThat(StoredRows.where(env.api(), finishedTo)).as("where the finished jobs' recipient is before retention")
+                    .containsKey("job_recipient.address");
 
             Duration offset = Duration.parse(env.api().getJson("/api/v1/testing/clock").path("offset").asText());
             HttpResponse<String> moved = env.api().put("/api/v1/testing/clock?offset="
@@ -91,6 +111,9 @@ class JobRetentionIT {
             assertThat(Jobs.state(env.api(), prefix + "expired-0")).isNull();
             assertThat(Jobs.state(env.api(), prefix + "dup-0")).isNull();
             assertThat(search(env, "recipient=" + finishedTo)).as("recipient rows of the removed jobs").isEmpty();
+            assertThat(StoredRows.where(env.api(), finishedTo)).as("where their recipient is, in any column of any table").isEmpty();
+            assertThat(StoredRows.pointingAt(env.api(), "mail_job", "job_id", finished)).as("rows pointing at the removed jobs: only their claims")
+                    .allSatisfy((column, n) -> assertThat(n > 0).as(column + ": " + n).isEqualTo(column.equals(CLAIM)));
             assertThat(search(env, "recipient=" + waitingTo)).as("the waiting jobs' recipients").hasSize(WAITING);
             assertThat(removed(env) - removedBefore).as("jobs removed, counted")
                     .isGreaterThanOrEqualTo(SENT + EXPIRED + DUPLICATES);
@@ -111,6 +134,12 @@ class JobRetentionIT {
         assertThat(env.smtp().countsByMessageId().get(Jobs.smtpMessageId(prefix + "key-0"))).isEqualTo(1);
         assertThat(Prometheus.scrape(env).get("mailroom_jobs_finished_oldest_age_seconds|")).isNotNull();
     }
+
+    /** What hangs off a job, by the schema's foreign keys: every job of this test has each. */
+    private static final List<String> CHILDREN = List.of("job_attempt.job_id", "job_event.job_id",
+            "job_recipient.job_id");
+    /** What points at a removed job and stays for the claim window. */
+    private static final String CLAIM = "send_claim.job_id";
 
     private static String job(String messageId, String key, String campaign, String to, Instant expiresAt) {
         return """
