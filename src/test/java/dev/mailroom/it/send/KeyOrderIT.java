@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * with each key as its JMS group; the relay refuses the 3rd job of every 10th key twice (451, transient), so that
  * job waits for two retries on the broker and its key's later jobs wait behind it. At the relay every key's mails
  * arrive in order, each once; and the other keys finish about when the same load without refusals does afterwards
- * (measured and printed). CI size 20 keys ({@code -Dmailroom.it.order-keys=200} for the issue's size).
+ * (measured and printed). CI size 20 keys ({@code -Dmailroom.it.order-keys=200} for 200 keys).
  */
 @Tag("smtp")
 class KeyOrderIT {
