@@ -3,7 +3,6 @@ package dev.mailroom.job;
 import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.recoverability.AdmissionPolicy;
 import dev.mailroom.recoverability.AttemptHistory;
-import dev.mailroom.recoverability.KeyOrderPolicy;
 import dev.mailroom.recoverability.Failure;
 import dev.mailroom.recoverability.LateOutcomePolicy;
 import dev.mailroom.recoverability.ProviderTraits;
@@ -73,32 +72,6 @@ public class JobLedger {
 
     private ScheduledJobs scheduledJobs() {
         return new ScheduledJobs(em, clock);
-    }
-
-    private KeyedJobs keyedJobs() {
-        return new KeyedJobs(em, clock, validity);
-    }
-
-    /**
-     * A job with an {@code ordering_key} at the door, committed on its own before anything else of the delivery: its
-     * row and its place in its key together, then it goes or waits ({@code waiting_for_key}, its bytes kept).
-     */
-    @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public KeyOrderPolicy.Place arriveKeyed(Incoming in, SendJob job) {
-        return keyedJobs().arrive(in, job).place();
-    }
-
-    /** After a delivery of a keyed job: its key's next job to release, if it ended and the key is not held. */
-    @Transactional(Transactional.TxType.MANDATORY)
-    public java.util.Optional<KeyRelease> afterKeyed(String queue, String messageId,
-                                                     KeyOrderPolicy.AfterDeadLetter setting) {
-        return keyedJobs().after(queue, messageId, setting);
-    }
-
-    /** The released job's copy, JMS message {@code copyJmsMessageId}, is on its queue and owns the job. */
-    @Transactional(Transactional.TxType.MANDATORY)
-    public void keyReleased(long jobId, String copyJmsMessageId, String why) {
-        keyedJobs().released(jobId, copyJmsMessageId, why);
     }
 
     /**

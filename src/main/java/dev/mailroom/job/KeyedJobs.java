@@ -3,6 +3,7 @@ package dev.mailroom.job;
 import static dev.mailroom.job.LedgerSql.onTables;
 import static dev.mailroom.job.LedgerSql.utc;
 
+import dev.mailroom.platform.Refused;
 import dev.mailroom.recoverability.KeyOrderPolicy;
 import jakarta.persistence.EntityManager;
 import java.time.Clock;
@@ -16,7 +17,7 @@ import java.util.stream.Collectors;
  * waits behind its key's head, recorded with its bytes; and after a job of a key, the next one released or the key
  * held, as {@link KeyOrderPolicy} decides. Every step locks the key's row first ({@code ordering_key}), so the door of
  * one job and the end of another are one after the other, never both reading a key as it was. In the caller's
- * transaction; {@link JobLedger} holds the transaction attributes of its entries.
+ * transaction; {@link KeyLedger} holds the transaction attributes of its entries.
  */
 final class KeyedJobs {
 
@@ -110,6 +111,52 @@ final class KeyedJobs {
         j.ownedBy(copyJmsMessageId);
         j.moveTo(JobState.received, now);
         new JobTimeline(em, clock).event(j, "released_by_key", why + "; goes as JMS message " + copyJmsMessageId, now);
+    }
+
+    /** The held keys, on {@code queue} if given, oldest hold first, at most {@code limit}. */
+    List<HeldKey> held(String queue, int limit) {
+        List<?> rows = onTables(em, """
+                select k.queue, k.ordering_key, k.held_reason, k.held_at, k.held_after_seq,
+                       (select count(*) from mail_job j where j.queue = k.queue and j.ordering_key = k.ordering_key
+                          and j.state = 'waiting_for_key')
+                from ordering_key k where k.held_after_seq is not null and (?1 is null or k.queue = ?1)
+                order by k.held_at, k.queue, k.ordering_key limit ?2""", "ordering_key", "mail_job")
+                .setParameter(1, queue).setParameter(2, limit).getResultList();
+        return rows.stream().map(r -> (Object[]) r).map(r -> new HeldKey((String) r[0], (String) r[1], (String) r[2],
+                LedgerSql.instant(r[3]), ((Number) r[4]).longValue(), ((Number) r[5]).longValue())).toList();
+    }
+
+    /**
+     * An operator releases a held key: the hold goes, recorded on the key's first waiting job (returned to publish),
+     * whose later jobs then go one after the other as each ends.
+     *
+     * @throws Refused.NotFound for a key the queue never saw; {@link Refused.Conflict} for one that is not held
+     */
+    java.util.Optional<KeyRelease> release(String queue, String orderingKey, String actor, String why) {
+        List<?> exists = onTables(em, "select 1 from ordering_key where queue = ?1 and ordering_key = ?2",
+                "ordering_key").setParameter(1, queue).setParameter(2, orderingKey).getResultList();
+        if (exists.isEmpty()) {
+            throw new Refused.NotFound("key_not_found", "no ordering key '" + orderingKey + "' on " + queue);
+        }
+        Key key = lockKey(queue, orderingKey);
+        if (key.heldAfterSeq() == null) {
+            throw new Refused.Conflict("not_held", "ordering key '" + orderingKey + "' on " + queue
+                    + " is not held: its jobs go as the ones before them end");
+        }
+        onTables(em, """
+                update ordering_key set held_after_seq = null, held_reason = null, held_at = null
+                where queue = ?1 and ordering_key = ?2""", "ordering_key")
+                .setParameter(1, queue).setParameter(2, orderingKey).executeUpdate();
+        Long first = firstUnfinished(queue, orderingKey, Long.MAX_VALUE);
+        MailJob next = first == null ? null : em.find(MailJob.class, first);
+        Instant now = clock.instant();
+        if (next == null || next.getState() != JobState.waiting_for_key) {
+            return java.util.Optional.empty();
+        }
+        em.persist(new JobEvent(next.getId(), now, "key_hold_released", "ordering key released by " + actor
+                + " (held: " + key.heldReason() + "): " + why, actor));
+        return java.util.Optional.of(new KeyRelease(next.getId(), em.find(KeyWait.class, next.getId())
+                .delivery(next.getQueue())));
     }
 
     /** A dead-lettered head holds its key: the jobs after it wait until an operator releases it. */

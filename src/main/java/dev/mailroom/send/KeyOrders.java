@@ -1,7 +1,8 @@
 package dev.mailroom.send;
 
 import dev.mailroom.job.Incoming;
-import dev.mailroom.job.JobLedger;
+import dev.mailroom.job.KeyLedger;
+import dev.mailroom.job.KeyRelease;
 import dev.mailroom.job.JobState;
 import dev.mailroom.job.KeyOrderSettings;
 import dev.mailroom.job.SendJob;
@@ -22,7 +23,7 @@ import java.time.Duration;
 public class KeyOrders {
 
     @Inject
-    JobLedger ledger;
+    KeyLedger ledger;
     @Inject
     RecoveryExecutor executor;
     @Inject
@@ -35,7 +36,7 @@ public class KeyOrders {
         if (job.orderingKey() == null) {
             return false;
         }
-        KeyOrderPolicy.Place place = ledger.arriveKeyed(in, job);
+        KeyOrderPolicy.Place place = ledger.arrive(in, job);
         if (place instanceof KeyOrderPolicy.Go) {
             return false;
         }
@@ -56,9 +57,24 @@ public class KeyOrders {
         if (orderingKey == null) {
             return;
         }
-        ledger.afterKeyed(queue, messageId, settings.afterDeadLetter(queue)).ifPresent(release -> {
-            String copy = executor.scheduleCopy(release.delivery(), Duration.ZERO, 0);
-            ledger.keyReleased(release.jobId(), copy, "the job before it in its key ended");
-        });
+        ledger.after(queue, messageId, settings.afterDeadLetter(queue))
+                .ifPresent(release -> publish(release, "the job before it in its key ended"));
+    }
+
+    /**
+     * An operator releases the held key {@code orderingKey} of {@code queue}: its first waiting job goes, the later ones
+     * after it as each ends. Recorded with who and why on the released job.
+     */
+    @Transactional
+    public void release(String queue, String orderingKey, String actor, String reason) {
+        String why = OperatorRequests.reason(reason);
+        ledger.release(queue, orderingKey, actor, why)
+                .ifPresent(release -> publish(release, "its key's hold was released by " + actor));
+    }
+
+    /** The released job's waiting delivery goes back to its queue as a copy due now, which owns the job from now on. */
+    private void publish(KeyRelease release, String why) {
+        String copy = executor.scheduleCopy(release.delivery(), Duration.ZERO, 0);
+        ledger.released(release.jobId(), copy, why);
     }
 }

@@ -252,6 +252,7 @@ class SendServiceCdiTest {
                 .addServices(new TestTransactions.Jpa())
                 .addBeanClasses(SendService.class, SendDoor.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
                         RecoverabilityComponents.class, ProviderCalls.class, MailroomMetrics.class, ScheduledSends.class, KeyOrders.class,
+                        dev.mailroom.job.KeyLedger.class,
                         ProviderRegistry.class, ProviderBreakers.class, SandboxProvider.class, StandIns.class,
                         dev.mailroom.attachment.Attachments.class)
                 .addBeanClasses(TestTransactions.INTERCEPTORS.toArray(Class<?>[]::new))
@@ -989,6 +990,34 @@ class SendServiceCdiTest {
         String why = db.inTransaction(em -> (String) em.createNativeQuery(
                 "select held_reason from ordering_key where ordering_key = 'acct-2'").getSingleResult());
         assertThat(why).contains("acct-2/a", "dead_lettered");
+        dev.mailroom.job.KeyLedger keys = cdi.select(dev.mailroom.job.KeyLedger.class).get();
+        assertThat(TestTransactions.delivery(() -> keys.held("mail.send", 10))).singleElement().satisfies(k -> {
+            assertThat(k.orderingKey()).isEqualTo("acct-2");
+            assertThat(k.waiting()).isEqualTo(2);
+        });
+
+        // an operator releases the key: b goes, then c after it, in order
+        KeyOrders orders = cdi.select(KeyOrders.class).get();
+        assertThatThrownBy(() -> orders.release("mail.send", "acct-2", "op", " "))
+                .isInstanceOf(dev.mailroom.platform.Refused.Invalid.class);
+        orders.release("mail.send", "acct-2", "op", "the customer's address is fixed");
+        assertThat(TestTransactions.delivery(() -> keys.held("mail.send", 10))).isEmpty();
+        assertThat(COPIES).hasSize(2);
+        assertThat(jobRow("acct-2/b").getState()).isEqualTo(JobState.received);
+        assertThat(jobRow("acct-2/c").getState()).isEqualTo(JobState.waiting_for_key);
+        assertThat(timeline(jobRow("acct-2/b").getId())).containsSubsequence("waiting_for_key", "key_hold_released",
+                "released_by_key");
+        SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
+        handle(send, copy(2, keyedJob("acct-2/b", "acct-2")));
+        SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
+        handle(send, copy(3, keyedJob("acct-2/c", "acct-2")));
+        assertThat(handedIds()).containsExactly("acct-2/a", "acct-2/a", "acct-2/b", "acct-2/c");
+        // a key that is not held, or that the queue never saw, is refused with a reason
+        assertThatThrownBy(() -> orders.release("mail.send", "acct-2", "op", "again"))
+                .isInstanceOfSatisfying(dev.mailroom.platform.Refused.Conflict.class,
+                        e -> assertThat(e.getMessage()).contains("is not held"));
+        assertThatThrownBy(() -> orders.release("mail.send", "no-such-key", "op", "why"))
+                .isInstanceOf(dev.mailroom.platform.Refused.NotFound.class);
     }
 
     @Test
