@@ -115,13 +115,18 @@ final class KeyedJobs {
 
     /** The held keys, on {@code queue} if given, oldest hold first, at most {@code limit}. */
     List<HeldKey> held(String queue, int limit) {
-        List<?> rows = onTables(em, """
+        // the queue's condition only when one is given: PostgreSQL cannot type a null parameter in "?1 is null"
+        jakarta.persistence.Query q = onTables(em, """
                 select k.queue, k.ordering_key, k.held_reason, k.held_at, k.held_after_seq,
                        (select count(*) from mail_job j where j.queue = k.queue and j.ordering_key = k.ordering_key
                           and j.state = 'waiting_for_key')
-                from ordering_key k where k.held_after_seq is not null and (?1 is null or k.queue = ?1)
-                order by k.held_at, k.queue, k.ordering_key limit ?2""", "ordering_key", "mail_job")
-                .setParameter(1, queue).setParameter(2, limit).getResultList();
+                from ordering_key k where k.held_after_seq is not null %s
+                order by k.held_at, k.queue, k.ordering_key limit ?1""".formatted(queue == null ? "" : "and k.queue = ?2"),
+                "ordering_key", "mail_job").setParameter(1, limit);
+        if (queue != null) {
+            q.setParameter(2, queue);
+        }
+        List<?> rows = q.getResultList();
         return rows.stream().map(r -> (Object[]) r).map(r -> new HeldKey((String) r[0], (String) r[1], (String) r[2],
                 LedgerSql.instant(r[3]), ((Number) r[4]).longValue(), ((Number) r[5]).longValue())).toList();
     }

@@ -847,7 +847,7 @@ class ConsoleBrowserIT {
     @Test
     void aKeyHeldAfterADeadLetteredHeadIsShownAndAnOperatorReleasesItsJobsInOrder() {
         String key = Jobs.runPrefix("console-key") + "order-7";
-        List<String> ids = List.of(key + "/confirmed", key + "/shipped", key + "/delivered");
+        List<String> ids = List.of(key + "-confirmed", key + "-shipped", key + "-delivered");
         smtp.refuse(Jobs.smtpMessageId(ids.get(0)), 1, 550, "5.7.1 Message content rejected");
         env.jms().sendAll("mail.send", ids.stream().map(id -> """
                 {"schema_version": 3, "message_id": "%s", "ordering_key": "%s", "from": "noreply@example.com",

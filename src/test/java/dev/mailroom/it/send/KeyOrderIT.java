@@ -22,12 +22,12 @@ import org.junit.jupiter.api.Test;
  * with each key as its JMS group; the relay refuses the 3rd job of every 10th key twice (451, transient), so that
  * job waits for two retries on the broker and its key's later jobs wait behind it. At the relay every key's mails
  * arrive in order, each once; and the other keys finish about when the same load without refusals does afterwards
- * (measured and printed). CI size 20 keys ({@code -Dmailroom.it.order-keys=200} for 200 keys).
+ * (measured and printed). CI size 12 keys ({@code -Dmailroom.it.order-keys=200} for 200 keys).
  */
 @Tag("smtp")
 class KeyOrderIT {
 
-    private static final int KEYS = Integer.getInteger("mailroom.it.order-keys", 20);
+    private static final int KEYS = Integer.getInteger("mailroom.it.order-keys", 12);
     private static final int PER_KEY = 10;
     /** A whole run's bound: two transient retries (5 s and 15 s at most, full jitter) plus the load itself. */
     private static final Duration RUN_LIMIT = Duration.ofSeconds(60 + KEYS / 4);
@@ -55,8 +55,10 @@ class KeyOrderIT {
         for (int k = 0; k < KEYS; k += 10) {
             refused.add(k);
         }
+        // a first load on a fresh server is twice as slow (measured: 10.6 s, then 4.7 s for the same 200 jobs), so
+        // neither measured run is the first
+        run(env, "order-warm", Set.of());
         Run run = run(env, "order", refused);
-        // after the run, on a server as warm as it left it: a first run is slower, which would flatter the comparison
         Run baseline = run(env, "order-base", Set.of());
 
         for (Run r : List.of(baseline, run)) {
@@ -82,8 +84,8 @@ class KeyOrderIT {
                 others.toMillis(), base.toMillis(), others.minus(base).toMillis(), waiting.toMillis());
         assertThat(waiting).as("the refused keys waited for their retries").isGreaterThan(others);
         // measured against a load without refusals on the same server: a shared CI machine's noise, not a waiting
-        // key, is what the slack is for
-        assertThat(others.minus(base)).isLessThan(Duration.ofSeconds(1).plus(base.dividedBy(2)));
+        // key, is what the slack is for (a consumer held for a retry's 5 to 20 s would be far past it)
+        assertThat(others.minus(base)).isLessThan(Duration.ofSeconds(2).plus(base.dividedBy(2)));
     }
 
     private static Run run(ItEnvironment env, String name, Set<Integer> refused) {
