@@ -2,6 +2,7 @@ package dev.mailroom.it.send;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.mailroom.it.support.ItEnvironment;
 import dev.mailroom.it.support.Jobs;
 import dev.mailroom.testsupport.SmtpTestServer;
@@ -33,18 +34,16 @@ class KeyOrderIT {
     private static final Duration RUN_LIMIT = Duration.ofSeconds(60 + KEYS / 4);
 
     /** One run's arrivals at the relay. */
-    private record Run(Instant start, List<SmtpTestServer.ReceivedMail> mails, Map<String, String> jobOf) {
+    private record Run(String prefix, Instant start, List<SmtpTestServer.ReceivedMail> mails, Map<String, String> jobOf) {
 
-        /** From the start until the last mail of the keys in {@code keys}. */
-        Duration until(Set<Integer> keys, boolean in) {
-            Instant last = start;
-            for (SmtpTestServer.ReceivedMail m : mails) {
-                int key = keyOf(jobOf.get(m.messageId()));
-                if (keys.contains(key) == in && m.at().isAfter(last)) {
-                    last = m.at();
-                }
-            }
-            return Duration.between(start, last);
+        /**
+         * From the start until the mail at {@code share} (0..1) of the arrivals of the keys in {@code keys}
+         * ({@code in}) or of the others: 1 is the last one, 0.9 the one nine in ten arrived by.
+         */
+        Duration until(Set<Integer> keys, boolean in, double share) {
+            List<Instant> at = mails.stream().filter(m -> keys.contains(keyOf(jobOf.get(m.messageId()))) == in)
+                    .map(SmtpTestServer.ReceivedMail::at).sorted().toList();
+            return Duration.between(start, at.get((int) Math.ceil(share * at.size()) - 1));
         }
     }
 
@@ -66,8 +65,8 @@ class KeyOrderIT {
             Map<String, Integer> times = new HashMap<>();
             for (SmtpTestServer.ReceivedMail m : r.mails()) {
                 String job = r.jobOf().get(m.messageId());
-                arrived.computeIfAbsent(job.substring(0, job.lastIndexOf('/')), x -> new ArrayList<>())
-                        .add(Integer.parseInt(job.substring(job.lastIndexOf('/') + 1)));
+                arrived.computeIfAbsent(job.substring(0, job.lastIndexOf('.')), x -> new ArrayList<>())
+                        .add(Integer.parseInt(job.substring(job.lastIndexOf('.') + 1)));
                 times.merge(job, 1, Integer::sum);
             }
             assertThat(times).as("every job at the relay exactly once").hasSize(KEYS * PER_KEY)
@@ -75,17 +74,26 @@ class KeyOrderIT {
             assertThat(arrived).hasSize(KEYS).allSatisfy((key, order) -> assertThat(order).as(key)
                     .containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
         }
-        Duration others = run.until(refused, false);
-        Duration base = baseline.until(Set.of(), false);
-        Duration waiting = run.until(refused, true);
-        System.out.printf("per-key order: %d keys x %d jobs on mail.send, %d keys' 3rd job refused twice: other keys "
-                        + "done in %d ms (the same load without refusals: %d ms; delayed by %d ms), the waiting keys "
-                        + "in %d ms; every key in order, every job once%n", KEYS, PER_KEY, refused.size(),
-                others.toMillis(), base.toMillis(), others.minus(base).toMillis(), waiting.toMillis());
-        assertThat(waiting).as("the refused keys waited for their retries").isGreaterThan(others);
-        // measured against a load without refusals on the same server: a shared CI machine's noise, not a waiting
-        // key, is what the slack is for (a consumer held for a retry's 5 to 20 s would be far past it)
-        assertThat(others.minus(base)).isLessThan(Duration.ofSeconds(2).plus(base.dividedBy(2)));
+        Duration others = run.until(refused, false, 1);
+        Duration base = baseline.until(refused, false, 1);
+        Duration others90 = run.until(refused, false, 0.9);
+        Duration base90 = baseline.until(refused, false, 0.9);
+        System.out.printf("per-key order: %d keys x %d jobs on mail.send, %d keys' 3rd job refused twice: the other keys'"
+                        + " mails 90%% at the relay after %d ms, all after %d ms (the same load without refusals: %d ms"
+                        + " and %d ms; delayed by %d ms and %d ms), the waiting keys' all after %d ms; every key in"
+                        + " order, every job once%n", KEYS, PER_KEY, refused.size(), others90.toMillis(),
+                others.toMillis(), base90.toMillis(), base.toMillis(), others90.minus(base90).toMillis(),
+                others.minus(base).toMillis(), run.until(refused, true, 1).toMillis());
+        for (int k : refused) {
+            JsonNode head = env.api().getJson("/api/v1/jobs/" + run.prefix() + k + ".2");
+            assertThat(Jobs.types(head)).as("the refused job waited for two retries")
+                    .containsSubsequence("retry_scheduled", "retry_scheduled", "sent");
+            assertThat(Jobs.types(env.api().getJson("/api/v1/jobs/" + run.prefix() + k + ".3")))
+                    .as("the next job of its key waited behind it").containsSubsequence("waiting_for_key", "released_by_key");
+        }
+        // against a load without refusals on the same server, nine in ten mails: a shared CI machine's noise, not a
+        // waiting key, is what the slack is for (a consumer held for a retry's 5 to 20 s would be far past it)
+        assertThat(others90.minus(base90)).isLessThan(Duration.ofSeconds(2).plus(base90.dividedBy(2)));
     }
 
     private static Run run(ItEnvironment env, String name, Set<Integer> refused) {
@@ -96,7 +104,7 @@ class KeyOrderIT {
         for (int i = 0; i < PER_KEY; i++) {
             for (int k = 0; k < KEYS; k++) {
                 String key = prefix + k;
-                String id = key + "/" + i;
+                String id = key + "." + i;
                 jobOf.put(Jobs.smtpMessageId(id), id);
                 String body = keyedJob(id, key);
                 bodies.add(body);
@@ -115,11 +123,11 @@ class KeyOrderIT {
                     env.smtp().received().stream().filter(m -> jobOf.containsKey(m.messageId())).forEach(mine::add);
                     return mine.size() >= KEYS * PER_KEY;
                 });
-        return new Run(start, List.copyOf(mine), jobOf);
+        return new Run(prefix, start, List.copyOf(mine), jobOf);
     }
 
     private static int keyOf(String job) {
-        String key = job.substring(0, job.lastIndexOf('/'));
+        String key = job.substring(0, job.lastIndexOf('.'));
         return Integer.parseInt(key.substring(key.lastIndexOf('-') + 1));
     }
 

@@ -149,7 +149,8 @@ public final class CrashScenario {
                         }
                     }
                     for (String id : ids) {
-                        if (!Set.of("sent_to_provider", "unknown").contains(states.get(id))) {
+                        String known = states.get(id);
+                        if (!"sent_to_provider".equals(known) && !"unknown".equals(known)) {
                             states.put(id, Jobs.state(m.api(), id));
                         }
                     }
