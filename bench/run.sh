@@ -29,6 +29,9 @@
 #                                  (BENCH_HISTORY_CONSUMERS=4) on an empty database and on one seeded with that many
 #                                  finished jobs and a tenth as many dead letters, then again while retention purges
 #                                  them (BENCH_RETENTION_INTERVAL=5s)
+#   BENCH_SOAK=200000              adds the memory soak on PostgreSQL (bench/soak.sh runs it alone): that many sandbox
+#                                  jobs through one server with the embedded default's heap, the heap after a full GC
+#                                  after the first 10,000 and at the end, and the server's resident memory
 #   BENCH_SERVERS=wildfly          the servers: with liberty in the list (wildfly,liberty), the build also lays out
 #                                  Open Liberty and a standalone Artemis, and dev.mailroom.bench.ServerCpuBench prints
 #                                  CPU per job on each (sandbox, 4 consumers, H2) side by side, after the figures above
@@ -122,6 +125,7 @@ if [ "${BENCH_SEND_FIGURES:-1}" != "0" ]; then
   -Dbench.history="${BENCH_HISTORY:-0}" \
   -Dbench.history-consumers="${BENCH_HISTORY_CONSUMERS:-4}" \
   -Dbench.retention-interval="${BENCH_RETENTION_INTERVAL:-5s}" \
+  -Dbench.soak="${BENCH_SOAK:-0}" \
   dev.mailroom.bench.SendBench "$n"
 rc=$?
 fi

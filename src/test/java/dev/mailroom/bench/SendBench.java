@@ -102,6 +102,8 @@ public final class SendBench {
     private static final String CONFIG = "standalone-bench.xml";
     private static final int BODY_BYTES = 1024;
     private static final Duration POLL = Duration.ofMillis(100);
+    /** Jobs per run of the memory soak, and the first reading's point. */
+    private static final int SOAK_CHUNK = 10_000;
     private static final Pattern PROM_LINE = Pattern.compile("^(mailroom_(?:jobs|attempts)_total)\\{([^}]*)}\\s+(\\S+)");
     private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
 
@@ -134,6 +136,10 @@ public final class SendBench {
      * per job than its later ones (its JIT was still compiling), which a ratio between servers would take for history.
      */
     private final int historyWarmup;
+    /** Jobs of the memory soak (bench.soak; 0: no such figure), on PostgreSQL, with the embedded default's heap. */
+    private final int soak;
+    /** The server's heap sizing: the bench's, or the embedded default's for the soak. */
+    private String heapOpts = "-Xms256m -Xmx768m";
     private final List<Point> points = new ArrayList<>();
     private final List<String> checks = new ArrayList<>();
     private Path naiveWar;
@@ -184,6 +190,8 @@ public final class SendBench {
         this.retentionInterval = System.getProperty("bench.retention-interval", "5s").trim();
         this.historyConsumers = Integer.getInteger("bench.history-consumers", 4);
         this.historyWarmup = Integer.getInteger("bench.history-warmup", Math.max(warmup, 1000));
+        String soakProp = System.getProperty("bench.soak", "").trim();
+        this.soak = soakProp.isEmpty() ? 0 : Integer.parseInt(soakProp);
     }
 
     public static void main(String[] args) {
@@ -263,6 +271,12 @@ public final class SendBench {
             if (history > 0 && POSTGRESQL.equals(db)) {
                 historyFigure(db);
             }
+            if (soak > 0 && POSTGRESQL.equals(db)) {
+                soakFigure(db);
+            }
+        }
+        if (soak > 0 && !databases.contains(POSTGRESQL)) {
+            notes.add("memory soak skipped: it runs on PostgreSQL only (bench.databases has none)");
         }
         if (history > 0 && !databases.contains(POSTGRESQL)) {
             notes.add("history figure skipped: it runs on PostgreSQL only (bench.databases has none)");
@@ -357,6 +371,49 @@ public final class SendBench {
         });
         if (purge.problem() != null) {
             fail("retention purge: " + purge.problem());
+        }
+    }
+
+    /**
+     * The memory soak (bench/README.md, "Memory"): {@code soak} sandbox jobs through one server started with the
+     * embedded default's heap, in runs of {@value #SOAK_CHUNK}; the heap after a full collection is read once the first
+     * run is through and again at the end, with the server's resident memory. Every run counts its jobs as every run
+     * of the bench does.
+     */
+    private void soakFigure(String db) {
+        int consumers = historyConsumers;
+        heapOpts = SoakFigure.EMBEDDED_HEAP;
+        try {
+            startServer("soak-c" + consumers + "-" + db, Map.of("MAILROOM_CONSUMERS", Integer.toString(consumers)),
+                    consumers, db);
+        } finally {
+            heapOpts = "-Xms256m -Xmx768m";
+        }
+        long pid = current.server.javaPid().orElseThrow();
+        int chunk = Math.min(SOAK_CHUNK, soak);
+        int done = 0;
+        SoakFigure.Reading first = null;
+        while (done < soak) {
+            int jobs = Math.min(chunk, soak - done);
+            mailroomRun(String.format(Locale.ROOT, "Mailroom sandbox, 0 ms, soak, jobs %,d-%,d", done + 1, done + jobs),
+                    consumers, null, jobs, false, done == 0 ? warmup : 0);
+            done += jobs;
+            if (first == null) {
+                first = SoakFigure.read(pid, done);
+                log(String.format(Locale.ROOT, "soak: after %,d jobs heap %,d KiB after a full GC, RSS %,d KiB", done,
+                        first.heapUsedKib(), first.rssKib()));
+            }
+        }
+        SoakFigure.Reading last = SoakFigure.read(pid, done);
+        SoakFigure.Figures f = new SoakFigure.Figures(db, consumers, first, last,
+                SoakFigure.outOfMemoryErrors(current.server.serverLog()));
+        stopCurrent();
+        checks.addAll(SoakFigure.summaryLines(f));
+        String note = SoakFigure.note(f);
+        notes.add(note);
+        log(note);
+        if (f.outOfMemoryErrors() > 0) {
+            fail("memory soak: OutOfMemoryError in the server log");
         }
     }
 
@@ -1007,7 +1064,7 @@ public final class SendBench {
                 .contextRoot("/mailroom")
                 .readinessUrl("http://127.0.0.1:" + (8080 + offset) + "/mailroom/api/v1/health")
                 .bootTimeout(Duration.ofSeconds(600))
-                .javaOpts(("-Xms256m -Xmx768m " + serverJavaOpts.replace("{run}", name)).trim())
+                .javaOpts((heapOpts + " " + serverJavaOpts.replace("{run}", name)).trim())
                 .environment(environment)
                 // peak-concurrent-invocations of the MDB: the concurrency actually reached
                 .systemProperty("wildfly.ejb3.statistics-enabled", "true")
