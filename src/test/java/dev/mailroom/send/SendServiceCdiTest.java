@@ -957,14 +957,20 @@ class SendServiceCdiTest {
                 .getSingleResult())).isZero();
     }
 
-    @Test
-    void aDeadLetteredHeadLetsTheNextGoOnAQueueSetToContinue() throws Exception {
+    /** Job {@code <key>/a} fails, {@code <key>/b} waits behind it, then a's retry is refused for good: dead-lettered. */
+    private SendService headDeadLetteredWithOneBehind(String key) throws Exception {
         SendService send = boot("smtp", false);
         SCRIPT.add(SendServiceCdiTest::tryLater);
-        handle(send, delivery(keyedJob("acct-1/a", "acct-1")));
-        handle(send, delivery(keyedJob("acct-1/b", "acct-1")));
+        handle(send, delivery(keyedJob(key + "/a", key)));
+        handle(send, delivery(keyedJob(key + "/b", key)));
         SCRIPT.add(SendServiceCdiTest::contentRefused);
-        handle(send, copy(1, keyedJob("acct-1/a", "acct-1")));
+        handle(send, copy(1, keyedJob(key + "/a", key)));
+        return send;
+    }
+
+    @Test
+    void aDeadLetteredHeadLetsTheNextGoOnAQueueSetToContinue() throws Exception {
+        headDeadLetteredWithOneBehind("acct-1");
 
         assertThat(jobRow("acct-1/a").getState()).isEqualTo(JobState.dead_lettered);
         assertThat(jobRow("acct-1/b").getState()).isEqualTo(JobState.received);
@@ -974,12 +980,7 @@ class SendServiceCdiTest {
     @Test
     void aDeadLetteredHeadHoldsItsKeyOnAQueueSetToHold() throws Exception {
         properties.set("mailroom.ordering.after-dead-letter", "hold");
-        SendService send = boot("smtp", false);
-        SCRIPT.add(SendServiceCdiTest::tryLater);
-        handle(send, delivery(keyedJob("acct-2/a", "acct-2")));
-        handle(send, delivery(keyedJob("acct-2/b", "acct-2")));
-        SCRIPT.add(SendServiceCdiTest::contentRefused);
-        handle(send, copy(1, keyedJob("acct-2/a", "acct-2")));
+        SendService send = headDeadLetteredWithOneBehind("acct-2");
         // a job of the key that comes after the hold waits too, though nothing before it is unfinished but b
         handle(send, delivery(keyedJob("acct-2/c", "acct-2")));
 

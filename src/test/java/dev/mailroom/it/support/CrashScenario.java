@@ -118,7 +118,7 @@ public final class CrashScenario {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             for (int k = 0; k < keys; k++) {
-                String id = prefix + k + "/" + i;
+                String id = prefix + k + "." + i; // no slash: the id is a path segment of the API
                 ids.add(id);
                 String body = """
                         {"schema_version": 3, "message_id": "%s", "ordering_key": "%s", "from": "noreply@example.com",
@@ -166,8 +166,8 @@ public final class CrashScenario {
         for (SmtpTestServer.ReceivedMail mail : m.smtp().received()) {
             String id = idOf.get(mail.messageId());
             if (id != null) {
-                order.computeIfAbsent(id.substring(0, id.lastIndexOf('/')), x -> new ArrayList<>())
-                        .add(Integer.parseInt(id.substring(id.lastIndexOf('/') + 1)));
+                order.computeIfAbsent(id.substring(0, id.lastIndexOf('.')), x -> new ArrayList<>())
+                        .add(Integer.parseInt(id.substring(id.lastIndexOf('.') + 1)));
             }
         }
         assertThat(ids).allSatisfy(id -> assertThat(counts.getOrDefault(Jobs.smtpMessageId(id), 0)).as(id)
