@@ -25,6 +25,7 @@
 #                                  -XX:StartFlightRecording=filename=/tmp/{run}.jfr,settings=profile
 #   BENCH_JPA_STATS=1              each Mailroom run also reports Hibernate's statements/flushes/transactions per job
 #   BENCH_SKIP_BUILD=1             reuse target-bench/ as it is (it must have been built)
+#   BENCH_WARMUP=200               untimed warm-up jobs before each measured run (default min(200, N/10))
 #   BENCH_HISTORY=1000000          adds the history figure on PostgreSQL (bench/history.sh runs it alone): the sandbox run
 #                                  (BENCH_HISTORY_CONSUMERS=4) on an empty database and on one seeded with that many
 #                                  finished jobs and a tenth as many dead letters, then again while retention purges
@@ -126,6 +127,7 @@ if [ "${BENCH_SEND_FIGURES:-1}" != "0" ]; then
   -Dbench.history-consumers="${BENCH_HISTORY_CONSUMERS:-4}" \
   -Dbench.retention-interval="${BENCH_RETENTION_INTERVAL:-5s}" \
   -Dbench.soak="${BENCH_SOAK:-0}" \
+  -Dbench.warmup="${BENCH_WARMUP:-}" \
   dev.mailroom.bench.SendBench "$n"
 rc=$?
 fi

@@ -15,6 +15,17 @@ public interface BrokerQueues {
     /** The queue's figures now; throws {@link BrokerUnavailableException} when the broker does not answer. */
     QueueFigures figures(String queue);
 
+    /**
+     * The active broker's store disk (journal, paging, large messages): {@code usage} its used share (0 to 1),
+     * {@code limit} the share above which the broker blocks every producer (Artemis {@code max-disk-usage}), and where
+     * the journal is. Empty where it cannot be read (the embedded broker, no console answering).
+     */
+    default java.util.Optional<DiskFigures> disk() {
+        return java.util.Optional.empty();
+    }
+
+    record DiskFigures(String broker, double usage, double limit, String journal) { }
+
     class BrokerUnavailableException extends RuntimeException {
         public BrokerUnavailableException(String message, Throwable cause) {
             super(message, cause);

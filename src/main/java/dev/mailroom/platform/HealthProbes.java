@@ -62,7 +62,7 @@ public class HealthProbes {
                 return "DOWN: the broker does not answer for queue " + q + " (see the server log)";
             }
         }
-        return UP;
+        return broker.disk().map(BrokerDiskRule::verdict).orElse(UP);
     }
 
     private static HealthCheckResponse response(String name, String status) {

@@ -66,6 +66,52 @@ final class RemoteBrokerQueues implements BrokerQueues {
         throw new BrokerUnavailableException("no broker console has figures for " + queue + ": " + failures, null);
     }
 
+    /** The active broker's store disk, from the first console that answers for it; empty when none does. */
+    @Override
+    public java.util.Optional<DiskFigures> disk() {
+        for (URI console : consoles) {
+            try {
+                JsonNode answer = post(console, diskRequest());
+                java.util.Optional<DiskFigures> d = disk(answer.path("value"));
+                if (d.isPresent()) {
+                    return d;
+                }
+            } catch (IOException e) {
+                // that console is down: the next one
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return java.util.Optional.empty();
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    /** A read of the broker's own attributes (the server control, whatever the broker's name). */
+    static ObjectNode diskRequest() {
+        ObjectNode request = JSON.createObjectNode();
+        request.put("type", "read");
+        request.put("mbean", "org.apache.activemq.artemis:broker=*");
+        request.putArray("attribute").add("Active").add("DiskStoreUsage").add("MaxDiskUsage").add("JournalDirectory");
+        return request;
+    }
+
+    /**
+     * The active broker's disk figures from a pattern read's value ({@code {mbean: {attribute: value}}}); Artemis
+     * gives {@code MaxDiskUsage} in percent (-1: none) and {@code DiskStoreUsage} as a share.
+     */
+    static java.util.Optional<DiskFigures> disk(JsonNode value) {
+        for (java.util.Iterator<java.util.Map.Entry<String, JsonNode>> it = value.fields(); it.hasNext(); ) {
+            java.util.Map.Entry<String, JsonNode> e = it.next();
+            JsonNode a = e.getValue();
+            if (a.path("Active").asBoolean(false) && a.path("DiskStoreUsage").isNumber()) {
+                String broker = e.getKey().replaceAll(".*broker=\"?([^\",]*)\"?.*", "$1");
+                return java.util.Optional.of(new DiskFigures(broker, a.path("DiskStoreUsage").asDouble(),
+                        a.path("MaxDiskUsage").asDouble(-1) / 100.0, a.path("JournalDirectory").asText("?")));
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
     /** A read of every anycast queue of that name on any broker (the pattern spares knowing the broker's name). */
     static ObjectNode readRequest(String queue) {
         ObjectNode request = JSON.createObjectNode();

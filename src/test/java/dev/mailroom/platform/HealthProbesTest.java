@@ -24,13 +24,15 @@ class HealthProbesTest {
 
     @Test
     void aBrokerWithFiguresIsUp() {
-        BrokerQueues up = new BrokerQueues() {
-            @Override
-            public QueueFigures figures(String queue) {
-                return new QueueFigures(queue, 0, 0, 0, 1);
-            }
-        };
-        assertThat(probes(failingDataSource(), up).broker()).isEqualTo(HealthProbes.UP);
+        assertThat(probes(failingDataSource(), answering(java.util.Optional.empty())).broker()).isEqualTo(HealthProbes.UP);
+    }
+
+    @Test
+    void aBrokerWhoseStoreDiskIsFullIsDownAndNamesTheDisk() {
+        BrokerQueues full = answering(java.util.Optional.of(
+                new BrokerQueues.DiskFigures("primary", 0.97, 0.90, "/srv/primary/data/journal")));
+        assertThat(probes(failingDataSource(), full).broker()).startsWith("DOWN: the disk of broker primary's store")
+                .contains("/srv/primary/data/journal", "97%", "90%");
     }
 
     private static HealthProbes probes(DataSource ds, BrokerQueues broker) {
@@ -44,6 +46,21 @@ class HealthProbesTest {
             }
         };
         return probes;
+    }
+
+    /** A broker with figures for every queue, and these of its disk. */
+    private static BrokerQueues answering(java.util.Optional<BrokerQueues.DiskFigures> disk) {
+        return new BrokerQueues() {
+            @Override
+            public QueueFigures figures(String queue) {
+                return new QueueFigures(queue, 0, 0, 0, 1);
+            }
+
+            @Override
+            public java.util.Optional<DiskFigures> disk() {
+                return disk;
+            }
+        };
     }
 
     private static BrokerQueues failingBroker() {

@@ -32,4 +32,16 @@ class RemoteBrokerQueuesTest {
         assertThat(RemoteBrokerQueues.figures("mail.send", attributes))
                 .isEqualTo(new BrokerQueues.QueueFigures("mail.send", 7, 2, -1, 4));
     }
+
+    @Test
+    void readsTheActiveBrokersDiskFromTheServerControl() throws Exception {
+        assertThat(RemoteBrokerQueues.diskRequest().path("mbean").asText()).isEqualTo("org.apache.activemq.artemis:broker=*");
+        JsonNode value = new ObjectMapper().readTree("""
+                {"org.apache.activemq.artemis:broker=\\"backup\\"": {"Active": false, "DiskStoreUsage": 0.2, "MaxDiskUsage": 90},
+                 "org.apache.activemq.artemis:broker=\\"primary\\"": {"Active": true, "DiskStoreUsage": 0.95,
+                   "MaxDiskUsage": 90, "JournalDirectory": "/srv/primary/data/journal"}}""");
+        assertThat(RemoteBrokerQueues.disk(value)).contains(
+                new BrokerQueues.DiskFigures("primary", 0.95, 0.90, "/srv/primary/data/journal"));
+        assertThat(RemoteBrokerQueues.disk(new ObjectMapper().readTree("{}"))).isEmpty();
+    }
 }

@@ -58,6 +58,9 @@ public final class ArtemisBroker implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
     private Process process;
     private Thread shutdownHook;
+    private SmallDisk dataDisk;
+    /** The proxy on this broker's announced port, if it has one: it refuses while the broker is down. */
+    private TcpFaultProxy front;
 
     private ArtemisBroker(String name, Path instance, int port, int consolePort) {
         this.name = name;
@@ -67,8 +70,13 @@ public final class ArtemisBroker implements AutoCloseable {
         this.runLog = instance.resolve("run.log");
     }
 
-    /** A replicated primary and backup; {@link #close()} stops both. */
-    public record Pair(ArtemisBroker primary, ArtemisBroker backup) implements AutoCloseable {
+    /**
+     * A replicated primary and backup; {@link #close()} stops both. With {@code primaryProxy} (else null) the
+     * primary's port is a {@link TcpFaultProxy} of the harness in front of the primary's own acceptor, so that
+     * everything reaching the primary by the port it announces (the clients, and the backup: spare its pid to keep it
+     * replicating) goes through it.
+     */
+    public record Pair(ArtemisBroker primary, ArtemisBroker backup, TcpFaultProxy primaryProxy) implements AutoCloseable {
 
         /** The client URL of the pair as Mailroom takes it ({@code MAILROOM_BROKER_URL}). */
         public String brokerUrl() {
@@ -94,6 +102,9 @@ public final class ArtemisBroker implements AutoCloseable {
         public void close() {
             backup.close();
             primary.close();
+            if (primaryProxy != null) {
+                primaryProxy.close();
+            }
         }
     }
 
@@ -117,6 +128,15 @@ public final class ArtemisBroker implements AutoCloseable {
      * the primary is active and the backup has synchronised with it.
      */
     public static Pair startPair(Path workDir, int portOffset) {
+        return startPair(workDir, portOffset, false, 0);
+    }
+
+    /**
+     * As {@link #startPair(Path, int)}; with {@code proxied} the primary is reached through {@link Pair#primaryProxy};
+     * with {@code primaryDiskMegabytes} above 0 the primary's data directory (journal, bindings, paging, large
+     * messages) is a {@link SmallDisk} of that size ({@link #dataDisk}).
+     */
+    public static Pair startPair(Path workDir, int portOffset, boolean proxied, int primaryDiskMegabytes) {
         Instant begin = Instant.now();
         Path base = workDir.toAbsolutePath().normalize().resolve("artemis-" + portOffset);
         try {
@@ -134,6 +154,11 @@ public final class ArtemisBroker implements AutoCloseable {
         CompletableFuture<Void> b = CompletableFuture.runAsync(() -> backup.create("backup", primary.port));
         p.join();
         b.join();
+        TcpFaultProxy proxy = proxied ? primary.behindProxy(portOffset) : null;
+        if (primaryDiskMegabytes > 0) {
+            primary.dataDisk = SmallDisk.prepare(primary.instance.resolve("data"), primaryDiskMegabytes);
+            log("Artemis primary's data: " + primary.dataDisk);
+        }
         // both JVMs boot at once: a replicating backup waits for its primary (it never becomes active before it has
         // synchronised with one), so the two boots overlap instead of following each other
         primary.start();
@@ -142,14 +167,55 @@ public final class ArtemisBroker implements AutoCloseable {
             primary.awaitLog("AMQ221007", START_TIMEOUT); // Server is now active
             backup.awaitLog("AMQ221024", START_TIMEOUT); // Backup server ... is synchronized with primary
         } catch (RuntimeException e) {
-            backup.close();
-            primary.close();
+            new Pair(primary, backup, proxy).close();
             throw e;
         }
         log("Artemis pair ready in " + Duration.between(begin, Instant.now()).toMillis() + " ms: primary :"
                 + primary.port + " (console :" + primary.consolePort + "), backup :" + backup.port + " (console :"
                 + backup.consolePort + ")");
-        return new Pair(primary, backup);
+        return new Pair(primary, backup, proxy);
+    }
+
+    /**
+     * Moves the primary's acceptor to a free port and puts a proxy on the port it had, which the broker goes on
+     * announcing (its connector) to clients and backup alike: a client that follows the announced topology meets the
+     * proxy too.
+     */
+    private TcpFaultProxy behindProxy(int portOffset) {
+        // outside the ephemeral range (32768-60999 here), as the pair's own ports: while the primary is down (its kill
+        // scenario), a port of that range is free for the proxy's own connection to it to take as its source port,
+        // a TCP self-connect that answers nothing (measured: the nodes' failover waited 30 s per attempt, minutes in
+        // all, with a port the OS had picked)
+        int inner = acceptorPort(61620, portOffset);
+        Path xml = instance.resolve("etc/broker.xml");
+        try {
+            String text = Files.readString(xml);
+            String acceptor = "<acceptor name=\"artemis\">tcp://127.0.0.1:" + port + "?";
+            if (!text.contains(acceptor)) {
+                throw new IllegalStateException("no acceptor " + acceptor + " in " + xml);
+            }
+            Files.writeString(xml, text.replace(acceptor, "<acceptor name=\"artemis\">tcp://127.0.0.1:" + inner + "?"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        front = TcpFaultProxy.start("broker " + name, port, inner);
+        front.mirrorTheServersListening();
+        return front;
+    }
+
+    /** The small filesystem of the broker's data directory, if it was given one (and could have it). */
+    public java.util.Optional<SmallDisk> dataDisk() {
+        return java.util.Optional.ofNullable(dataDisk).filter(d -> d.unavailable() == null);
+    }
+
+    /** Why the broker has no small data disk although one was asked for, else null. */
+    public String dataDiskUnavailable() {
+        return dataDisk == null ? "none was asked for" : dataDisk.unavailable();
+    }
+
+    /** The broker JVM's pid while it runs. */
+    public synchronized java.util.OptionalLong pid() {
+        return isAlive() ? java.util.OptionalLong.of(process.pid()) : java.util.OptionalLong.empty();
     }
 
     /**
@@ -290,6 +356,9 @@ public final class ArtemisBroker implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        if (front != null) {
+            front.stopListeningWhileTheServerIsDown(); // its port refuses, as a dead broker's does, until it is back
+        }
         log("Artemis " + name + " killed (kill -9)");
     }
 
@@ -346,6 +415,9 @@ public final class ArtemisBroker implements AutoCloseable {
                 killHard();
             }
         }
+        if (dataDisk != null) {
+            dataDisk.close();
+        }
     }
 
     @Override
@@ -384,6 +456,9 @@ public final class ArtemisBroker implements AutoCloseable {
         if (setpriv != null) {
             cmd.addAll(List.of(setpriv, "--pdeathsig", "KILL", "--"));
         }
+        if (dataDisk != null && dataDisk.unavailable() == null) {
+            cmd.addAll(dataDisk.launchPrefix()); // execs on: still the one process
+        }
         // bin/artemis execs the JVM, so the process is the broker itself
         cmd.addAll(List.of(instance.resolve("bin/artemis").toString(), "run"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
@@ -392,6 +467,9 @@ public final class ArtemisBroker implements AutoCloseable {
         pb.environment().remove("JAVA_ARGS");
         try {
             process = PostgresServer.ChildProcesses.start(pb);
+            if (dataDisk != null) {
+                dataDisk.serverStarted(process.pid());
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start Artemis " + name, e);
         }

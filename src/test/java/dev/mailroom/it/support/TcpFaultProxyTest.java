@@ -96,6 +96,100 @@ class TcpFaultProxyTest {
         }
     }
 
+    /**
+     * A blackhole sparing a process passes its connections on, old and new (a broker's replica keeps replicating):
+     * this JVM's when its pid is spared, none when another process's is.
+     */
+    @Test
+    void aBlackholeSparingAProcessForwardsItsConnectionsOnly() throws IOException {
+        long self = ProcessHandle.current().pid();
+        try (Socket old = connect()) {
+            old.setSoTimeout(10_000);
+            assertThat(roundTrip(old, "before")).isEqualTo("before");
+            proxy.blackhole(true, java.util.Set.of(self));
+            assertThat(roundTrip(old, "spared")).isEqualTo("spared");
+            try (Socket opened = connect()) {
+                opened.setSoTimeout(10_000);
+                assertThat(roundTrip(opened, "new")).isEqualTo("new");
+            }
+            proxy.blackhole(true, java.util.Set.of(ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(1L)));
+            old.getOutputStream().write("held".getBytes(StandardCharsets.US_ASCII));
+            old.setSoTimeout(500);
+            assertThatThrownBy(() -> old.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+            proxy.blackhole(false);
+        }
+    }
+
+    /** A proxy may take the port its server is known by (the server then listens elsewhere). */
+    @Test
+    void listensOnTheGivenPort() throws IOException {
+        int port;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        try (TcpFaultProxy onPort = TcpFaultProxy.start("fixed", port, echo.getLocalPort());
+             Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            assertThat(onPort.port()).isEqualTo(port);
+            assertThat(roundTrip(s, "there")).isEqualTo("there");
+        }
+    }
+
+    /** A server that goes away (its process killed: the kernel closes its sockets) closes the client's connection too. */
+    @Test
+    void aServerThatGoesAwayClosesTheClientsConnection() throws Exception {
+        try (ServerSocket dying = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             TcpFaultProxy toDying = TcpFaultProxy.start("dying", dying.getLocalPort());
+             Socket s = new Socket(InetAddress.getLoopbackAddress(), toDying.port())) {
+            Socket accepted = dying.accept();
+            s.getOutputStream().write("unread".getBytes(StandardCharsets.US_ASCII)); // left unread: the close is a reset
+            Thread.sleep(200);
+            accepted.close();
+            s.setSoTimeout(10_000);
+            int read;
+            try {
+                read = s.getInputStream().read();
+            } catch (java.net.SocketException reset) {
+                read = -1;
+            }
+            assertThat(read).as("the client sees the end, not a silent connection").isEqualTo(-1);
+        }
+    }
+
+    /** Not listening, the proxy's port refuses, as its server's does while the server is down; then listens again. */
+    @Test
+    void stopsListeningAndListensAgainOnTheSamePort() throws IOException {
+        proxy.stopListening();
+        assertThatThrownBy(this::connect).isInstanceOf(java.net.ConnectException.class);
+        proxy.listen();
+        try (Socket s = connect()) {
+            s.setSoTimeout(10_000);
+            assertThat(roundTrip(s, "again")).isEqualTo("again");
+        }
+    }
+
+    /** Mirroring its server, the proxy refuses while the server is down and listens again once it is back. */
+    @Test
+    void refusesWhileItsServerIsDownAndListensOnceItIsBack() throws Exception {
+        int serverPort;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            serverPort = free.getLocalPort();
+        }
+        try (TcpFaultProxy mirroring = TcpFaultProxy.start("mirroring", serverPort)) {
+            mirroring.mirrorTheServersListening();
+            mirroring.stopListeningWhileTheServerIsDown();
+            assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), mirroring.port()).close())
+                    .isInstanceOf(java.net.ConnectException.class);
+            try (ServerSocket back = new ServerSocket()) {
+                back.setReuseAddress(true);
+                back.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), serverPort));
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+                    new Socket(InetAddress.getLoopbackAddress(), mirroring.port()).close();
+                    return true;
+                });
+            }
+        }
+    }
+
     /** A reset: the client's read fails at once with the reset, not an orderly end a write could still follow. */
     @Test
     void aResetIsSeenByTheClientAsAReset() throws IOException {

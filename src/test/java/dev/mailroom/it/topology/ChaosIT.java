@@ -16,6 +16,7 @@ import dev.mailroom.it.support.JmsClient;
 import dev.mailroom.it.support.MailroomNodes;
 import dev.mailroom.it.support.PostgresServer;
 import dev.mailroom.it.support.ProcessCpu;
+import dev.mailroom.it.support.SmallDisk;
 import dev.mailroom.it.support.TcpFaultProxy;
 import dev.mailroom.it.support.WildFlyServer;
 import dev.mailroom.testsupport.SmtpTestServer;
@@ -65,7 +66,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * {@code mvn verify} runs (kill -9 x3 during 1,500 jobs, 1,000 poison among 150 good, 1,000 fuzzed, PostgreSQL down
  * 60 s and the relay down 60 s under 500 jobs each, a 100-job redrive, the broker fail-over and back under 500 jobs;
  * then each in a class of its own: a node frozen past its leases, the database slow and hung, the relay hung, the clock
- * steps; one of them alone: {@code -Dit.test='ChaosIT#theRelayHangingUnderLoad'});
+ * steps, the broker hung and its disk full; one of them alone: {@code -Dit.test='ChaosIT#theRelayHangingUnderLoad'});
  * {@code bash chaos/run.sh} runs the full sizes (Maven profile {@code chaos-full}). The poison flood runs beside
  * the kill -9 run (its own queue, its own report line): the kills are bound by boot times, the flood by the
  * consumers, so together they cost the time of one. The broker scenario fails over to the backup and back again, so
@@ -103,6 +104,8 @@ class ChaosIT {
     static PostgresServer postgres;
     static TcpFaultProxy dbProxy;
     static TcpFaultProxy relayProxy;
+    /** In front of the primary broker's port: every client connection to the primary (BrokerHangScenario). */
+    static TcpFaultProxy brokerProxy;
     static SmtpTestServer smtp;
     private static ArtemisBroker.Pair artemis;
     private static MailroomNodes nodes;
@@ -128,6 +131,7 @@ class ChaosIT {
         cpu = ProcessCpu.start();
         Map<Long, Double> setUp = cpu.mark();
         work = ItEnvironment.workDir().resolve("chaos");
+        SmallDisk.unmountUnder(work); // a run killed before its clean-up leaves the broker's small disk mounted
         PostgresServer.deleteTree(work);
         Files.createDirectories(work);
         int offset = ItEnvironment.configuredPortOffset();
@@ -138,7 +142,7 @@ class ChaosIT {
         Path home = Path.of(System.getProperty("mailroom.it.server-home"));
         // the pair, the remote configuration and PostgreSQL start side by side (a minute or more each here)
         CompletableFuture<ArtemisBroker.Pair> pair = CompletableFuture.supplyAsync(
-                () -> ArtemisBroker.startPair(work, brokerOffset), BACKGROUND);
+                () -> ArtemisBroker.startPair(work, brokerOffset, true, FullDiskScenario.MEGABYTES), BACKGROUND);
         CompletableFuture<Void> configured = CompletableFuture.runAsync(() -> {
             Instant t = Instant.now();
             ItEnvironment.configureRemote(home, ArtemisBroker.pairUrl(brokerOffset));
@@ -152,6 +156,7 @@ class ChaosIT {
         // the nodes reach the database through a proxy that can slow it down (SlowDatabaseScenario); the ledger does not
         dbProxy = TcpFaultProxy.start("postgres", postgres.port());
         artemis = pair.join();
+        brokerProxy = artemis.primaryProxy();
         configured.join();
         ledger = new ChaosLedger(postgres, smtp);
         producer = artemis.producerClient();
@@ -874,6 +879,20 @@ class ChaosIT {
         assertHeld(RelayBlackholeScenario.run());
     }
 
+    /** The primary broker's client connections hung (blackhole) under load: {@link BrokerHangScenario}. */
+    @Test
+    @Order(13)
+    void theBrokerHangingUnderLoad() throws Exception {
+        assertHeld(BrokerHangScenario.run());
+    }
+
+    /** The primary broker's store disk filled above its limit under load, then freed: {@link FullDiskScenario}. */
+    @Test
+    @Order(14)
+    void theBrokersDiskFullUnderLoad() throws Exception {
+        assertHeld(FullDiskScenario.run());
+    }
+
     /** One node's clock stepped forward by minutes and back, then the other's: {@link ClockStepScenario}. */
     @Test
     @Order(12)
@@ -882,6 +901,10 @@ class ChaosIT {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    static ArtemisBroker.Pair artemis() {
+        return artemis;
+    }
 
     /**
      * Samples, every second while a scenario runs, how many messages of a send queue the broker counts as delivered
