@@ -39,7 +39,9 @@ public final class SmallDisk implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        String mount = run(List.of("mount", "-t", "tmpfs", "-o", "size=" + megabytes + "m", "tmpfs", dir.toString()));
+        // MAILROOM_IT_SMALL_DISK=unshare takes the unprivileged way on a machine where mount works too (to try it)
+        String mount = "unshare".equals(System.getenv("MAILROOM_IT_SMALL_DISK")) ? "not tried (MAILROOM_IT_SMALL_DISK)"
+                : run(List.of("mount", "-t", "tmpfs", "-o", "size=" + megabytes + "m", "tmpfs", dir.toString()));
         if (mount == null) {
             return new SmallDisk(dir, megabytes, "mount", null);
         }
