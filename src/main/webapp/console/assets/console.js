@@ -10,6 +10,7 @@
 //   #/redrives/new?...      plan a redrive (dry run)
 //   #/redrives/{id}         review a plan, run it, watch it, read its recovery record
 //   #/suppressions?...      the suppression list: filter, add, lift (suppressions.js)
+//   #/keys?queue=           the held ordering keys; release one (keys.js)
 // Every request carries X-Mailroom-Console: 1; every write also X-CSRF-Token. A 401 goes to login.html.
 // This module only routes; each page lives in its own module (dashboard.js, deadletters.js, redrives.js) and
 // everything they share (DOM helpers, formatting, the API client, filter forms) in core.js.
@@ -21,6 +22,7 @@ import {redriveList, redrivePlanForm, redrivePage} from './redrives.js';
 import {groupList} from './groups.js';
 import {jobList, jobPage, waitingList} from './jobs.js';
 import {suppressionList} from './suppressions.js';
+import {heldKeys} from './keys.js';
 
 // ------------------------------------------------------------------ routing
 
@@ -46,6 +48,7 @@ async function route() {
     if (parts[0] === 'redrives' && parts[1] === 'new') return await redrivePlanForm(params, seq);
     if (parts[0] === 'redrives' && parts.length === 2) return await redrivePage(parts[1], seq);
     if (parts[0] === 'suppressions' && parts.length === 1) return await suppressionList(params, seq);
+    if (parts[0] === 'keys' && parts.length === 1) return await heldKeys(params, seq);
     view(h('h1', {}, 'Not found'), h('p', {}, 'No console page at ', hash, '. '), h('a', {href: '#/'}, 'Go to the dashboard'));
   } catch (e) {
     if (e.status === 401) return;

@@ -111,6 +111,7 @@ export async function jobPage(messageId, params, seq) {
       ['Queued (sent by the producer)', when(j.queued_at), 'job-field-queued'],
       ['Received (taken by Mailroom)', when(j.received_at), 'job-field-received'],
       ['Send at (send_at: not sent before)', when(j.send_at), 'job-field-send-at'],
+      ['Ordering key (its place in the key)', j.ordering_key ? `${j.ordering_key} (${j.key_seq})` : '', 'job-field-ordering-key'],
       ['Sent', when(j.sent_at)], ['Last change', when(j.updated_at)], ['Expires (validity window)', when(j.expires_at)],
       ['Dead letters of this job', deadLetterLinks(j.dead_letters || []), 'job-field-dead-letters'],
     ], 'job-summary')));

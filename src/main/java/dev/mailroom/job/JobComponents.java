@@ -27,6 +27,8 @@ public class JobComponents implements CheckedAtBoot {
     Instance<JobRetentionPolicy.Settings> retention;
     @Inject
     Instance<SendAtHorizon> sendAtHorizon;
+    @Inject
+    Instance<KeyOrderSettings> keyOrder;
 
     @Override
     public void checkSettings() {
@@ -35,6 +37,14 @@ public class JobComponents implements CheckedAtBoot {
         unsubscribe.get().required(dev.mailroom.contract.UnsubscribeRule.BULK_QUEUE);
         retention.get().interval();
         sendAtHorizon.get().horizon();
+        keyOrder.get().afterDeadLetter(dev.mailroom.contract.UnsubscribeRule.BULK_QUEUE);
+    }
+
+    @Produces
+    @Singleton
+    KeyOrderSettings keyOrderSettings(MailroomConfig mailroom, Config config) {
+        return KeyOrderSettings.read(new SettingsReader(key -> config.getOptionalValue(key, String.class)),
+                mailroom.queues());
     }
 
     @Produces

@@ -57,6 +57,12 @@ public class MailJob {
     /** The job's {@code send_at}: not sent before it; null for a job that goes at once. */
     @Column(name = "send_at")
     private Instant sendAt;
+    /** The job's {@code ordering_key}, null for a job ordered behind nothing. */
+    @Column(name = "ordering_key")
+    private String orderingKey;
+    /** Its place in its key on its queue, taken at the door; null without a key. */
+    @Column(name = "key_seq")
+    private Long keySeq;
     /**
      * When the delivery watch is next to look at this job for silence ({@code reconcile.DeliveryWatch}): its send,
      * then later for a provider with a longer limit; null once there is nothing more to look for.
@@ -89,7 +95,14 @@ public class MailJob {
     public String getTemplateId() { return templateId; }
     public Instant getQueuedAt() { return queuedAt; }
     public Instant getSendAt() { return sendAt; }
+    public String getOrderingKey() { return orderingKey; }
+    public Long getKeySeq() { return keySeq; }
     public Instant getSilenceCheckAt() { return silenceCheckAt; }
+
+    void placed(String orderingKey, long keySeq) {
+        this.orderingKey = orderingKey;
+        this.keySeq = keySeq;
+    }
 
     /** The delivery watch looks at this job again at {@code at} (null: never again). */
     public void silenceCheckAt(Instant at) {

@@ -36,6 +36,8 @@ public class ScheduledSends {
     MailroomMetrics metrics;
     @Inject
     Clock clock;
+    @Inject
+    KeyOrders keys;
 
     /** Why {@code job} is refused at the door for its send time, if it is. */
     public Optional<ParseResult.Rejected> refusal(SendJob job) {
@@ -76,6 +78,8 @@ public class ScheduledSends {
     @Transactional
     public MailJob cancel(String messageId, String queue, String actor, String reason) {
         String why = OperatorRequests.reason(reason);
-        return ledger.cancel(OperatorRequests.job(ledger, messageId, queue).getId(), actor, why);
+        MailJob cancelled = ledger.cancel(OperatorRequests.job(ledger, messageId, queue).getId(), actor, why);
+        keys.after(cancelled.getQueue(), cancelled.getMessageId(), cancelled.getOrderingKey());
+        return cancelled;
     }
 }

@@ -82,6 +82,8 @@ public class SendService {
     StopLine stopLine;
     @Inject
     ScheduledSends scheduled;
+    @Inject
+    KeyOrders keys;
 
     public void handle(Incoming in) {
         Optional<SendDoor.Prepared> prepared = door.prepare(in);
@@ -89,6 +91,18 @@ public class SendService {
             return;
         }
         SendJob job = prepared.get().job();
+        if (keys.waits(in, job)) {
+            return;
+        }
+        send(in, prepared.get());
+        // whichever way the delivery went: if the job ended, the next of its key goes (a redelivery of an ended job
+        // comes here too, so a release lost with a rolled-back delivery is made by the next one)
+        keys.after(in, job);
+    }
+
+    /** One delivery of a job that is not waiting for its key. */
+    private void send(Incoming in, SendDoor.Prepared prepared) {
+        SendJob job = prepared.job();
         if (scheduled.waits(in, job)) {
             return;
         }
@@ -112,7 +126,7 @@ public class SendService {
             decideAndCarryOut(in, d, notCalled(d, failed.failure()), failed.failure(), null, false);
             return;
         }
-        Call call = call(d, job, prepared.get().content(), ((Attachments.Resolved) files).attachments());
+        Call call = call(d, job, prepared.content(), ((Attachments.Resolved) files).attachments());
         if (call.superseded()) {
             superseded(in, job);
         } else if (call.bug() != null) {

@@ -174,7 +174,7 @@ class SendServiceCdiTest {
 
         @Produces
         @Singleton
-        DeadLetterRecorder deadLetters() {
+        DeadLetterRecorder deadLetters(JobLedger ledger) {
             return new DeadLetterRecorder() {
                 @Override
                 public DeadLetter poison(Incoming in, ParseResult.Rejected rejected) {
@@ -186,6 +186,7 @@ class SendServiceCdiTest {
                 public DeadLetter deadLetter(Incoming in, MailJob job, String reason, String failureClass, String error,
                                              String errorType, Throwable cause) {
                     DEAD_LETTERED.add(reason + " " + failureClass + ": " + error);
+                    ledger.moveTo(job, JobState.dead_lettered, CLOCK.instant()); // as the recorder does, minus the DLQ
                     return null;
                 }
             };
@@ -227,7 +228,7 @@ class SendServiceCdiTest {
         HANDED.clear();
         writesInTheDelivery = false;
         CLOCK.offset(Duration.ZERO);
-        db = ComponentDatabase.h2(List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class, JobRecipient.class,
+        db = ComponentDatabase.h2(List.of(MailJob.class, JobAttempt.class, JobEvent.class, HeldSend.class, JobRecipient.class, dev.mailroom.job.KeyWait.class,
                 SandboxMail.class, dev.mailroom.provider.sandbox.SandboxAttachment.class));
         TestTransactions.use(db);
     }
@@ -250,7 +251,8 @@ class SendServiceCdiTest {
                 .addExtension(new ConfigExtension())
                 .addServices(new TestTransactions.Jpa())
                 .addBeanClasses(SendService.class, SendDoor.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
-                        RecoverabilityComponents.class, ProviderCalls.class, MailroomMetrics.class, ScheduledSends.class,
+                        RecoverabilityComponents.class, ProviderCalls.class, MailroomMetrics.class, ScheduledSends.class, KeyOrders.class,
+                        dev.mailroom.job.KeyLedger.class,
                         ProviderRegistry.class, ProviderBreakers.class, SandboxProvider.class, StandIns.class,
                         dev.mailroom.attachment.Attachments.class)
                 .addBeanClasses(TestTransactions.INTERCEPTORS.toArray(Class<?>[]::new))
@@ -890,5 +892,144 @@ class SendServiceCdiTest {
         } finally {
             server.stop(0);
         }
+    }
+    // ---------------------------------------------------------------- ordering keys
+
+    private static String keyedJob(String id, String key) {
+        return """
+                {"schema_version": 3, "message_id": "%s", "from": "noreply@example.com", "to": ["alice@example.com"],
+                 "subject": "s", "text": "t", "ordering_key": "%s"}""".formatted(id, key);
+    }
+
+    private static ProviderResponse contentRefused(SendCheckpoint checkpoint) {
+        return new ProviderResponse(ProviderResponse.Status.REJECTED, "smtp", "554", "5.7.1", "554 5.7.1 refused",
+                null, null, null);
+    }
+
+    private List<String> handedIds() {
+        return HANDED.stream().map(OutboundMail::messageId).toList();
+    }
+
+    @Test
+    void theJobsOfAKeyWaitBehindAHeadWhoseRetryIsScheduledAndGoInOrderOneAfterTheOther() throws Exception {
+        SendService send = boot("smtp", false);
+        SCRIPT.add(SendServiceCdiTest::tryLater);
+        handle(send, delivery(keyedJob("order-7/confirmed", "order-7")));
+        assertThat(jobRow("order-7/confirmed").getState()).isEqualTo(JobState.retry_scheduled);
+
+        // the later jobs of the key wait, recorded, without a provider call or a copy on the broker
+        Incoming shipped = delivery(keyedJob("order-7/shipped", "order-7"));
+        handle(send, shipped);
+        handle(send, delivery(keyedJob("order-7/delivered", "order-7")));
+        assertThat(jobRow("order-7/shipped").getState()).isEqualTo(JobState.waiting_for_key);
+        assertThat(jobRow("order-7/delivered").getState()).isEqualTo(JobState.waiting_for_key);
+        assertThat(jobRow("order-7/delivered").getKeySeq()).isEqualTo(3L);
+        assertThat(COPIES).as("only the head's retry").hasSize(1);
+        assertThat(db.<byte[]>inTransaction(em -> em.find(dev.mailroom.job.KeyWait.class,
+                jobRow("order-7/shipped").getId()).getPayload())).isEqualTo(shipped.body());
+        // another key is not held up
+        SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
+        handle(send, delivery(keyedJob("order-8/confirmed", "order-8")));
+        assertThat(jobRow("order-8/confirmed").getState()).isEqualTo(JobState.sent_to_provider);
+        // a redelivery of a waiting job's message changes nothing
+        handle(send, redelivery(shipped));
+        assertThat(jobRow("order-7/shipped").getState()).isEqualTo(JobState.waiting_for_key);
+        assertThat(COPIES).hasSize(1);
+
+        // the head's retry goes: sent, and only the next job of its key is released, as a copy of its own bytes
+        SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
+        handle(send, copy(1, keyedJob("order-7/confirmed", "order-7")));
+        assertThat(COPIES).containsExactly("ID:d-1", shipped.jmsMessageId());
+        assertThat(COPY_DELAYS.get(1)).isZero();
+        assertThat(jobRow("order-7/shipped").getState()).isEqualTo(JobState.received);
+        assertThat(jobRow("order-7/delivered").getState()).isEqualTo(JobState.waiting_for_key);
+        SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
+        handle(send, copy(2, keyedJob("order-7/shipped", "order-7")));
+        SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
+        handle(send, copy(3, keyedJob("order-7/delivered", "order-7")));
+
+        assertThat(handedIds()).containsExactly("order-7/confirmed", "order-8/confirmed", "order-7/confirmed",
+                "order-7/shipped", "order-7/delivered");
+        assertThat(jobRow("order-7/delivered").getState()).isEqualTo(JobState.sent_to_provider);
+        assertThat(timeline(jobRow("order-7/shipped").getId())).containsExactly("received", "waiting_for_key",
+                "redelivery_ignored", "released_by_key", "attempt_started", "sent");
+        assertThat(db.<Long>inTransaction(em -> em.createQuery("select count(w) from KeyWait w", Long.class)
+                .getSingleResult())).isZero();
+    }
+
+    /** Job {@code <key>/a} fails, {@code <key>/b} waits behind it, then a's retry is refused for good: dead-lettered. */
+    private SendService headDeadLetteredWithOneBehind(String key) throws Exception {
+        SendService send = boot("smtp", false);
+        SCRIPT.add(SendServiceCdiTest::tryLater);
+        handle(send, delivery(keyedJob(key + "/a", key)));
+        handle(send, delivery(keyedJob(key + "/b", key)));
+        SCRIPT.add(SendServiceCdiTest::contentRefused);
+        handle(send, copy(1, keyedJob(key + "/a", key)));
+        return send;
+    }
+
+    @Test
+    void aDeadLetteredHeadLetsTheNextGoOnAQueueSetToContinue() throws Exception {
+        headDeadLetteredWithOneBehind("acct-1");
+
+        assertThat(jobRow("acct-1/a").getState()).isEqualTo(JobState.dead_lettered);
+        assertThat(jobRow("acct-1/b").getState()).isEqualTo(JobState.received);
+        assertThat(COPIES).hasSize(2);
+    }
+
+    @Test
+    void aDeadLetteredHeadHoldsItsKeyOnAQueueSetToHold() throws Exception {
+        properties.set("mailroom.ordering.after-dead-letter", "hold");
+        SendService send = headDeadLetteredWithOneBehind("acct-2");
+        // a job of the key that comes after the hold waits too, though nothing before it is unfinished but b
+        handle(send, delivery(keyedJob("acct-2/c", "acct-2")));
+
+        assertThat(jobRow("acct-2/a").getState()).isEqualTo(JobState.dead_lettered);
+        assertThat(jobRow("acct-2/b").getState()).isEqualTo(JobState.waiting_for_key);
+        assertThat(jobRow("acct-2/c").getState()).isEqualTo(JobState.waiting_for_key);
+        assertThat(COPIES).as("the head's retry only").hasSize(1);
+        String why = db.inTransaction(em -> (String) em.createNativeQuery(
+                "select held_reason from ordering_key where ordering_key = 'acct-2'").getSingleResult());
+        assertThat(why).contains("acct-2/a", "dead_lettered");
+        dev.mailroom.job.KeyLedger keys = cdi.select(dev.mailroom.job.KeyLedger.class).get();
+        assertThat(TestTransactions.delivery(() -> keys.held("mail.send", 10))).singleElement().satisfies(k -> {
+            assertThat(k.orderingKey()).isEqualTo("acct-2");
+            assertThat(k.waiting()).isEqualTo(2);
+        });
+
+        // an operator releases the key: b goes, then c after it, in order
+        KeyOrders orders = cdi.select(KeyOrders.class).get();
+        assertThatThrownBy(() -> orders.release("mail.send", "acct-2", "op", " "))
+                .isInstanceOf(dev.mailroom.platform.Refused.Invalid.class);
+        orders.release("mail.send", "acct-2", "op", "the customer's address is fixed");
+        assertThat(TestTransactions.delivery(() -> keys.held("mail.send", 10))).isEmpty();
+        assertThat(COPIES).hasSize(2);
+        assertThat(jobRow("acct-2/b").getState()).isEqualTo(JobState.received);
+        assertThat(jobRow("acct-2/c").getState()).isEqualTo(JobState.waiting_for_key);
+        assertThat(timeline(jobRow("acct-2/b").getId())).containsSubsequence("waiting_for_key", "key_hold_released",
+                "released_by_key");
+        SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
+        handle(send, copy(2, keyedJob("acct-2/b", "acct-2")));
+        SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
+        handle(send, copy(3, keyedJob("acct-2/c", "acct-2")));
+        assertThat(handedIds()).containsExactly("acct-2/a", "acct-2/a", "acct-2/b", "acct-2/c");
+        // a key that is not held, or that the queue never saw, is refused with a reason
+        assertThatThrownBy(() -> orders.release("mail.send", "acct-2", "op", "again"))
+                .isInstanceOfSatisfying(dev.mailroom.platform.Refused.Conflict.class,
+                        e -> assertThat(e.getMessage()).contains("is not held"));
+        assertThatThrownBy(() -> orders.release("mail.send", "no-such-key", "op", "why"))
+                .isInstanceOf(dev.mailroom.platform.Refused.NotFound.class);
+    }
+
+    @Test
+    void theSameKeyOnAnotherQueueIsAnotherKey() throws Exception {
+        SendService send = boot("smtp", false);
+        SCRIPT.add(SendServiceCdiTest::tryLater);
+        handle(send, delivery(keyedJob("q-1", "shared")));
+        SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
+        handle(send, new Incoming("mail.send.bulk", "ID:bulk-1", false, 1,
+                keyedJob("q-2", "shared").replace("\"ordering_key\"", "\"unsubscribe\": {\"url\": \"https://example.com/u\"}, \"ordering_key\"")
+                        .getBytes(StandardCharsets.UTF_8), true, null, null, null, null, null));
+        assertThat(jobRow("q-2").getState()).isEqualTo(JobState.sent_to_provider);
     }
 }

@@ -54,6 +54,10 @@ public final class SmtpTestServer implements AutoCloseable {
     private final Queue<Reply> dataReplies = new ConcurrentLinkedQueue<>();
     private final Queue<Reply> recipientReplies = new ConcurrentLinkedQueue<>();
     private volatile Duration delayBeforeReply = Duration.ZERO;
+    /** Per Message-ID: how many more of its DATA to refuse, and with what. */
+    private final Map<String, Refusal> refusals = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private record Refusal(int left, Reply reply) { }
     private volatile Reply outage;
 
     private SmtpTestServer(int port) {
@@ -110,6 +114,14 @@ public final class SmtpTestServer implements AutoCloseable {
     /** The next DATA is answered with this reply instead of 250 (FIFO). */
     public void enqueueReply(int code, String text) {
         dataReplies.add(new Reply(code, text));
+    }
+
+    /**
+     * The next {@code times} DATA of the mail whose Message-ID is {@code messageId} (angle brackets included) are
+     * answered with this reply, whichever comes in between; before the FIFO replies.
+     */
+    public void refuse(String messageId, int times, int code, String text) {
+        refusals.put(messageId, new Refusal(times, new Reply(code, text)));
     }
 
     /** How many {@link #enqueueReply queued DATA replies} have not been used yet. */
@@ -179,6 +191,7 @@ public final class SmtpTestServer implements AutoCloseable {
     /** Forgets received and abandoned mail, queued replies and the reply delay. */
     public void reset() {
         dataReplies.clear();
+        refusals.clear();
         recipientReplies.clear();
         delayBeforeReply = Duration.ZERO;
         outage = null;
@@ -244,7 +257,10 @@ public final class SmtpTestServer implements AutoCloseable {
                 throw e;
             }
             sleep(delayBeforeReply);
-            Reply reply = dataReplies.poll();
+            Reply reply = refusalOf(messageIdOf(raw));
+            if (reply == null) {
+                reply = dataReplies.poll();
+            }
             if (reply == null) {
                 reply = outage;
             }
@@ -263,6 +279,19 @@ public final class SmtpTestServer implements AutoCloseable {
         public void done() {
             // nothing to release
         }
+    }
+
+    /** The refusal this mail is due, if one is set for it and not used up (counted down here). */
+    private Reply refusalOf(String messageId) {
+        if (messageId == null) {
+            return null;
+        }
+        Refusal[] used = new Refusal[1];
+        refusals.computeIfPresent(messageId, (id, r) -> {
+            used[0] = r;
+            return r.left() > 1 ? new Refusal(r.left() - 1, r.reply()) : null;
+        });
+        return used[0] == null ? null : used[0].reply();
     }
 
     private static String messageIdOf(byte[] raw) {

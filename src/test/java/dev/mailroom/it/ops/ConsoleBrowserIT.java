@@ -840,6 +840,57 @@ class ConsoleBrowserIT {
     }
 
     /**
+     * An ordering key whose head is dead-lettered on a queue set to hold ({@code mail.send} on the IT server): its two
+     * later jobs wait, shown in the API ({@code waiting_for_key}, the held key with its reason and count) and on the
+     * console's Held keys page, where an operator releases the key; then they reach the relay, in order.
+     */
+    @Test
+    void aKeyHeldAfterADeadLetteredHeadIsShownAndAnOperatorReleasesItsJobsInOrder() {
+        String key = Jobs.runPrefix("console-key") + "order-7";
+        List<String> ids = List.of(key + "-confirmed", key + "-shipped", key + "-delivered");
+        smtp.refuse(Jobs.smtpMessageId(ids.get(0)), 1, 550, "5.7.1 Message content rejected");
+        env.jms().sendAll("mail.send", ids.stream().map(id -> """
+                {"schema_version": 3, "message_id": "%s", "ordering_key": "%s", "from": "noreply@example.com",
+                 "to": ["alice@example.com"], "subject": "Your order", "text": "%s"}""".formatted(id, key, id)).toList(),
+                body -> Map.of("JMSXGroupID", key));
+        JsonNode held = env.api().awaitJson("/api/v1/keys?state=held&queue=mail.send", k -> {
+            for (JsonNode one : k.path("keys")) {
+                if (key.equals(one.path("ordering_key").asText()) && one.path("waiting").asInt() == 2) {
+                    return true;
+                }
+            }
+            return false;
+        }, DEAD_LETTERED);
+        assertThat(held.toString()).contains(ids.get(0), "dead_lettered");
+        for (String waiting : ids.subList(1, 3)) {
+            assertThat(env.api().getJson("/api/v1/jobs/" + waiting).path("state").asText()).isEqualTo("waiting_for_key");
+        }
+        assertThat(smtp.countsByMessageId()).doesNotContainKeys(Jobs.smtpMessageId(ids.get(1)), Jobs.smtpMessageId(ids.get(2)));
+
+        startBrowser();
+        signIn("operator", "operator-pass");
+        click(testId("nav-keys"));
+        By row = By.cssSelector("[data-testid=key-row][data-key='" + key + "']");
+        waitFor(d -> !d.findElements(row).isEmpty(), WAIT, "the held key's row", false);
+        assertThat(driver.findElement(row).findElement(testId("key-why")).getText()).contains(ids.get(0));
+        assertThat(driver.findElement(row).findElement(testId("key-waiting")).getText()).isEqualTo("2 waiting");
+        ConsoleScreenshots.save(driver, "held-keys");
+        driver.findElement(row).findElement(testId("key-release-button")).click();
+        driver.findElement(row).findElement(testId("key-release-reason")).sendKeys("the confirmation was sent by hand");
+        driver.findElement(row).findElement(testId("key-release-confirm")).click();
+        waitFor(d -> d.findElements(row).isEmpty(), WAIT, "the released key gone from the page", false);
+
+        org.awaitility.Awaitility.await("the released jobs at the relay").atMost(DEAD_LETTERED).until(() ->
+                smtp.countsByMessageId().containsKey(Jobs.smtpMessageId(ids.get(2))));
+        List<String> order = smtp.received().stream().map(SmtpTestServer.ReceivedMail::messageId)
+                .filter(m -> m.equals(Jobs.smtpMessageId(ids.get(1))) || m.equals(Jobs.smtpMessageId(ids.get(2)))).toList();
+        assertThat(order).containsExactly(Jobs.smtpMessageId(ids.get(1)), Jobs.smtpMessageId(ids.get(2)));
+        JsonNode released = env.api().getJson("/api/v1/jobs/" + ids.get(1));
+        assertThat(Jobs.types(released)).containsSubsequence("waiting_for_key", "key_hold_released", "released_by_key");
+        assertThat(released.toString()).contains("the confirmation was sent by hand", "operator");
+    }
+
+    /**
      * Support finds a person by a part of her address (her own address and a list's alias of it, one job each), opens
      * the job the relay refused and reads what happened (subject, queued and received times, "refused" for its
      * recipient, no retry used) and follows its link straight to the dead letter, whose attempts show local times.

@@ -4,6 +4,7 @@ import dev.mailroom.it.support.CrashScenario;
 import dev.mailroom.it.support.CrashScenario.Stop;
 import dev.mailroom.it.support.ItEnvironment;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -30,5 +31,11 @@ class SendPathCrashIT {
     @EnumSource(Stop.class)
     void stoppedMidBatchLosesNothingAndSendsNothingTwice(Stop stop) {
         CrashScenario.stoppedMidBatchLosesNothingAndSendsNothingTwice(ItEnvironment.get(), stop, JOBS, 300, CONSUMERS);
+    }
+
+    /** Ordering keys across a kill -9: every key's mails still arrive in order, none twice. */
+    @Test
+    void keyedJobsKilledMidBatchKeepEveryKeyInOrder() {
+        CrashScenario.keyedJobsKilledMidBatchKeepEveryKeyInOrder(ItEnvironment.get(), 20, 60, CONSUMERS);
     }
 }

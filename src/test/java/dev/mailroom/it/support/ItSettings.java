@@ -51,6 +51,8 @@ public final class ItSettings {
         // the bulk queue has a policy of its own: one quick transient retry
         env.put("MAILROOM_POLICY_MAIL_SEND_BULK_TRANSIENT_DELAYS", "1s");
         env.put("MAILROOM_POLICY_MAIL_SEND_BULK_TRANSIENT_MAX_RETRIES", "1");
+        // an ordering key whose head is dead-lettered on mail.send is held (ConsoleBrowserIT releases one)
+        env.put("MAILROOM_ORDERING_AFTER_DEAD_LETTER_MAIL_SEND", "hold");
         env.put("MAILROOM_DEADLETTER_SWEEP_INTERVAL", "PT2S");
         env.put("MAILROOM_DEADLETTER_MONITOR_INTERVAL", "PT1S");
         // a retention pass every 2 s, not every minute: it removes nothing until a test moves the clock

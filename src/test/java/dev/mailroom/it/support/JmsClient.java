@@ -88,11 +88,19 @@ public final class JmsClient implements AutoCloseable {
 
     /** Sends all bodies as text messages in one transacted session, committing every 100 and at the end. */
     public synchronized void sendAll(String queue, List<String> bodies) {
+        sendAll(queue, bodies, body -> Map.of());
+    }
+
+    /** As {@link #sendAll(String, List)}, each message with the properties {@code properties} gives its body. */
+    public synchronized void sendAll(String queue, List<String> bodies,
+                                     java.util.function.Function<String, Map<String, Object>> properties) {
         inSession(true, session -> {
             try (MessageProducer p = session.createProducer(session.createQueue(queue))) {
                 int inBatch = 0;
                 for (String body : bodies) {
-                    p.send(session.createTextMessage(body));
+                    TextMessage m = session.createTextMessage(body);
+                    applyProperties(m, properties.apply(body));
+                    p.send(m);
                     if (++inBatch == BATCH) {
                         session.commit();
                         inBatch = 0;
