@@ -95,6 +95,16 @@ public class QueueMBeans {
                 LOG.log(Level.SEVERE, e, () -> "could not register the JMX MBean of provider " + provider.name());
             }
         }
+        try {
+            ObjectName name = ErasuresBean.objectName();
+            if (server.isRegistered(name)) {
+                server.unregisterMBean(name);
+            }
+            server.registerMBean(new StandardMBean(new ErasuresBean(operations, door), ErasuresMBean.class), name);
+            registered.add(name);
+        } catch (JMException e) {
+            LOG.log(Level.SEVERE, e, () -> "could not register the JMX MBean of erasures");
+        }
         LOG.info(() -> "JMX MBeans registered: " + registered);
     }
 

@@ -52,6 +52,8 @@ public class QueueOperations {
     @Inject
     Redrives redrives;
     @Inject
+    dev.mailroom.erasure.Erasure erasure;
+    @Inject
     StopLine stopLine;
     @Inject
     Clock clock;
@@ -179,6 +181,19 @@ public class QueueOperations {
     }
 
     /** An answer as JSON, payloads redacted: JMX has no viewer/operator distinction and no reveal. */
+    /** Erases one address everywhere (docs/erasure.md), recorded as asked by {@value #ACTOR}: the record as JSON. */
+    public String erase(String address, String reason) {
+        return write(erasure.erase(address, ACTOR, reason));
+    }
+
+    /** The erasure audit, newest first (at most {@code limit}, 1-1000 as through the API), as JSON. */
+    public String erasures(int limit) {
+        if (limit < 1 || limit > 1000) {
+            throw new Refused.Invalid("invalid_limit", "limit must be between 1 and 1000, got " + limit);
+        }
+        return write(erasure.list(limit));
+    }
+
     private String write(Object value) {
         try {
             return json.writeValueAsString(new dev.mailroom.redrive.ViewRedaction(redaction).apply(json.valueToTree(value)));

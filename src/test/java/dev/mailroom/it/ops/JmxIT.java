@@ -178,6 +178,36 @@ class JmxIT {
     }
 
     @Test
+    void anAddressIsErasedThroughJmxAsThroughTheApiAndASecondErasureIsANoOp() throws Exception {
+        ObjectName erasures = new ObjectName("mailroom:type=Erasures");
+        String[] signature = {String.class.getName(), String.class.getName()};
+        String id = Jobs.runPrefix("jmx-erase") + "job";
+        String address = id + "@example.com";
+        env.jms().sendText(SEND, Jobs.jobTo(id, java.util.List.of(address)));
+        api.awaitJson("/api/v1/jobs/" + id, j -> "sent_to_provider".equals(j.path("state").asText()), Duration.ofSeconds(60));
+
+        assertThat(failure(() -> jmx.invoke(erasures, "erase", new Object[] {address, "forget " + address}, signature)))
+                .contains("refused (invalid reason_names_address)");
+        JsonNode record = JSON.readTree((String) jmx.invoke(erasures, "erase", new Object[] {address, "JmxIT request"},
+                signature));
+        assertThat(record.path("requested_by").asText()).isEqualTo("jmx");
+        assertThat(record.path("no_op").asBoolean()).isFalse();
+        assertThat(record.path("counts").path("mail_job.deleted").asInt()).isEqualTo(1);
+        assertThat(record.toString()).doesNotContain(address);
+        assertThat(Jobs.state(api, id)).as("the job to the address is gone").isNull();
+
+        JsonNode again = JSON.readTree((String) jmx.invoke(erasures, "erase", new Object[] {address, "JmxIT again"},
+                signature));
+        assertThat(again.path("no_op").asBoolean()).isTrue();
+        assertThat(again.path("id").asLong()).isEqualTo(record.path("id").asLong());
+        JsonNode recent = JSON.readTree((String) jmx.invoke(erasures, "recent", new Object[] {10},
+                new String[] {"int"}));
+        assertThat(recent.findValues("id")).extracting(JsonNode::asLong).contains(record.path("id").asLong());
+        assertThat(failure(() -> jmx.invoke(erasures, "recent", new Object[] {0}, new String[] {"int"})))
+                .contains("refused (invalid invalid_limit)");
+    }
+
+    @Test
     void pausedConsumersLeaveJobsOnTheQueueUntilResumed() throws Exception {
         String id = Jobs.runPrefix("jmx-pause") + "job";
         jmx.invoke(name(SEND), "pauseConsumers", new Object[0], new String[0]);
