@@ -16,8 +16,8 @@ import java.util.Set;
  * Which finished jobs retention removes, and for how long a removed job's idempotency claim is kept. A pure function
  * of the job's facts, the settings and the time: the table in {@code JobRetentionPolicyTest} is the whole of it.
  *
- * <p>A job is removable once its send path is over ({@link #REMOVABLE}: not {@code received}, {@code sending},
- * {@code retry_scheduled}, nor {@code unknown}, which waits on an operator), it has no dead letter an operator may
+ * <p>A job is removable once its send path is over ({@link #REMOVABLE}: not {@code received}, {@code scheduled},
+ * {@code sending}, {@code retry_scheduled}, {@code waiting_for_key}, nor {@code unknown}, which waits on an operator), it has no dead letter an operator may
  * still replay and no held send, and it has been in its last state longer than its category's retention. Its claim
  * outlives it by the claim window, so a late duplicate is still recognised.
  */

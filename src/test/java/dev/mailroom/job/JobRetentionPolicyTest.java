@@ -77,10 +77,10 @@ class JobRetentionPolicyTest {
     @Test
     void everyStateIsEitherRemovableOrNeverRemoved() {
         assertThat(JobRetentionPolicy.REMOVABLE).doesNotContain(JobState.received, JobState.scheduled, JobState.sending,
-                JobState.retry_scheduled, JobState.unknown);
+                JobState.retry_scheduled, JobState.waiting_for_key, JobState.unknown);
         Set<JobState> all = EnumSet.allOf(JobState.class);
         all.removeAll(Set.of(JobState.received, JobState.scheduled, JobState.sending, JobState.retry_scheduled,
-                JobState.unknown));
+                JobState.waiting_for_key, JobState.unknown));
         assertThat(JobRetentionPolicy.REMOVABLE).containsExactlyInAnyOrderElementsOf(all);
     }
 
