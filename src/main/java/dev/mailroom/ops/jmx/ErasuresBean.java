@@ -30,15 +30,6 @@ public final class ErasuresBean implements ErasuresMBean {
     }
 
     private <T> T call(String operation, Supplier<T> body) {
-        QueueMBeans.Outcome<T> outcome;
-        try {
-            outcome = door.inDeployment(body);
-        } catch (RuntimeException e) { // the container refused the call (e.g. the deployment is stopping)
-            throw JmxErrors.forClient(operation, "erasures", e);
-        }
-        if (outcome.failure() != null) {
-            throw JmxErrors.forClient(operation, "erasures", outcome.failure());
-        }
-        return outcome.value();
+        return JmxErrors.inDeployment(door, operation, "erasures", body);
     }
 }

@@ -2,6 +2,7 @@ package dev.mailroom.ops.jmx;
 
 import dev.mailroom.platform.Refused;
 import java.util.UUID;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -17,6 +18,23 @@ final class JmxErrors {
     private static final Logger LOG = Logger.getLogger(JmxErrors.class.getName());
 
     private JmxErrors() {
+    }
+
+    /**
+     * Runs {@code body} inside the deployment through {@code door}; a failure, the container's or the body's, becomes
+     * what a JMX client can read ({@link #forClient}). {@code subject}: what the operation was on, for the message.
+     */
+    static <T> T inDeployment(QueueMBeans door, String operation, String subject, Supplier<T> body) {
+        QueueMBeans.Outcome<T> outcome;
+        try {
+            outcome = door.inDeployment(body);
+        } catch (RuntimeException e) { // the container refused the call (e.g. the deployment is stopping)
+            throw forClient(operation, subject, e);
+        }
+        if (outcome.failure() != null) {
+            throw forClient(operation, subject, outcome.failure());
+        }
+        return outcome.value();
     }
 
     static RuntimeException forClient(String operation, String queue, RuntimeException e) {

@@ -143,16 +143,7 @@ public final class QueueDeadLetters extends StandardMBean implements DeadLetters
     }
 
     private <T> T call(String operation, Supplier<T> body) {
-        QueueMBeans.Outcome<T> outcome;
-        try {
-            outcome = door.inDeployment(body);
-        } catch (RuntimeException e) { // the container refused the call (e.g. the deployment is stopping)
-            throw JmxErrors.forClient(operation, queue, e);
-        }
-        if (outcome.failure() != null) {
-            throw JmxErrors.forClient(operation, queue, outcome.failure());
-        }
-        return outcome.value();
+        return JmxErrors.inDeployment(door, operation, queue, body);
     }
 
     // ---- descriptions and parameter names, for jconsole and other generic clients
