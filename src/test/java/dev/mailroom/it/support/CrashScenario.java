@@ -142,13 +142,10 @@ public final class CrashScenario {
         List<KeyedLoad.Arrival> arrivals = load.arrivals(m.smtp());
         KeyedLoad.assertInOrderOnce(arrivals, keys, false);
         assertThat(arrivals.size() + missing.size()).as("every job at the relay or unknown").isEqualTo(total);
-        List<String> unknown = new ArrayList<>();
-        for (com.fasterxml.jackson.databind.JsonNode job : m.api().getJson("/api/v1/jobs?tenant=it&state=unknown&limit="
-                + 200).path("items")) {
-            if (job.path("message_id").asText().startsWith(load.prefix())) {
-                unknown.add(job.path("message_id").asText());
-            }
-        }
+        Map<String, String> states = statesOfRun(m, load);
+        assertThat(states).as("every job sent or unknown").hasSize(total)
+                .allSatisfy((id, state) -> assertThat(state).as(id).isIn("sent_to_provider", "unknown"));
+        List<String> unknown = states.keySet().stream().filter(id -> states.get(id).equals("unknown")).sorted().toList();
         assertThat(unknown).as("only calls in flight at the kill can be unknown").hasSizeLessThanOrEqualTo(consumers)
                 .containsAll(missing.keySet());
         for (String id : unknown) {
@@ -158,6 +155,25 @@ public final class CrashScenario {
                         + " relay; after restart %d unknown (%d of them not at the relay), %d keys released by hand;"
                         + " every key in order at the relay, none twice%n", keys, load.refused().size(), atKill, total,
                 unknown.size(), missing.size(), released.size());
+    }
+
+    /** The states of the load's jobs, from the API's job list (newest first: the load's jobs are the newest). */
+    private static Map<String, String> statesOfRun(Mailroom m, KeyedLoad load) {
+        Set<String> ids = Set.copyOf(load.ids());
+        Map<String, String> states = new HashMap<>();
+        String cursor = "";
+        do {
+            com.fasterxml.jackson.databind.JsonNode page = m.api().getJson("/api/v1/jobs?tenant=it&limit=200"
+                    + (cursor.isEmpty() ? "" : "&cursor=" + java.net.URLEncoder.encode(cursor,
+                    java.nio.charset.StandardCharsets.UTF_8)));
+            for (com.fasterxml.jackson.databind.JsonNode job : page.path("items")) {
+                if (ids.contains(job.path("message_id").asText())) {
+                    states.put(job.path("message_id").asText(), job.path("state").asText());
+                }
+            }
+            cursor = page.path("next").asText("");
+        } while (states.size() < ids.size() && !cursor.isEmpty());
+        return states;
     }
 
     /** Releases the held keys of this run ({@code prefix}), as an operator who checked the relay would. */
