@@ -17,14 +17,17 @@ import java.util.TreeMap;
  * A load of jobs with ordering keys, the shape per-key order is specified at: {@code keys} keys × {@value #PER_KEY}
  * jobs, interleaved on {@code mail.send} (job 0 of every key, then job 1 of every key, ...), each key its JMS group,
  * the relay refusing the 3rd job of each key in {@code refused} twice (451, transient). Job {@code i} of key {@code k}
- * is {@code <prefix><k>.<i>} (no slash: a message id is a path segment of the API) at position {@code i × keys + k}
- * of the send.
+ * is {@code <prefix><k>.<i>} (no slash: a message id is a path segment of the API).
+ *
+ * <p>Each round sends the keys in the order 0, 10, 20, ..., 1, 11, 21, ...: the broker deals new groups to the
+ * consumers in turn, so every 10th key sent in numeric order would land on 4 of 8 consumers (10 and 8 share the factor
+ * 2), each serving 5 refused keys; in this order they spread over all 8, 2 or 3 each, as keys with no pattern do.
  */
 public final class KeyedLoad {
 
     public static final int PER_KEY = 10;
 
-    /** One mail of this load at the relay. */
+    /** One mail of this load at the relay; {@code position} is its place in the send. */
     public record Arrival(String id, int key, int seq, int position, Instant at) {
     }
 
@@ -32,6 +35,8 @@ public final class KeyedLoad {
     private final int keys;
     private final Set<Integer> refused;
     private final List<String> ids = new ArrayList<>();
+    /** Each key's place in a round. */
+    private final int[] slot;
     private final Map<String, String> idOfSmtp = new HashMap<>();
     private Instant start;
 
@@ -39,8 +44,14 @@ public final class KeyedLoad {
         this.prefix = Jobs.runPrefix(name);
         this.keys = keys;
         this.refused = Set.copyOf(refused);
+        List<Integer> order = java.util.stream.IntStream.range(0, keys).boxed()
+                .sorted(Comparator.<Integer>comparingInt(k -> k % 10).thenComparingInt(k -> k / 10)).toList();
+        this.slot = new int[keys];
+        for (int s = 0; s < keys; s++) {
+            slot[order.get(s)] = s;
+        }
         for (int i = 0; i < PER_KEY; i++) {
-            for (int k = 0; k < keys; k++) {
+            for (int k : order) {
                 String id = prefix + k + "." + i;
                 ids.add(id);
                 idOfSmtp.put(Jobs.smtpMessageId(id), id);
@@ -114,7 +125,7 @@ public final class KeyedLoad {
                 String key = id.substring(0, id.lastIndexOf('.'));
                 int k = Integer.parseInt(key.substring(prefix.length()));
                 int seq = Integer.parseInt(id.substring(id.lastIndexOf('.') + 1));
-                mine.add(new Arrival(id, k, seq, seq * keys + k, mail.at()));
+                mine.add(new Arrival(id, k, seq, seq * keys + slot[k], mail.at()));
             }
         }
         mine.sort(Comparator.comparing(Arrival::at));
