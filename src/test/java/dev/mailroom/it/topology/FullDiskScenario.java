@@ -16,9 +16,10 @@ import org.junit.jupiter.api.Assumptions;
  * messages) is a small filesystem of its own ({@link SmallDisk}, {@link #MEGABYTES} MiB, made at set-up), which a
  * filler file brings to {@link #FILL} of its size under {@code chaos.load} jobs, above the broker's
  * {@code max-disk-usage} (90%), for {@code chaos.broker-outage-seconds}; then the filler goes. Artemis then blocks every
- * producer (its address-full policy PAGE: a full disk blocks, it neither drops nor refuses): the producer beside the
- * load ({@link ChaosProducer}) must be held, never told accepted for a job that is lost, and be let through when space
- * returns. The nodes go on consuming (acknowledgements need no new journal file); nothing may be dead-lettered or lost;
+ * producer without a bound (its address-full policy PAGE: a full disk blocks, it neither drops nor refuses): the
+ * producer beside the load ({@link ChaosProducer}, Mailroom's client with a send timeout) must be refused within its
+ * bound ("not accepted, try later"), never told accepted for a job that is lost, and be let through when space
+ * returns; the jobs it was refused, sent again with their ids, go once. The nodes go on consuming (acknowledgements need no new journal file); nothing may be dead-lettered or lost;
  * the fault must be seen by an operator: the broker logging that it blocks producers (AMQ222210) and a node's health check naming the
  * broker's full disk. Where the harness can make no small filesystem the scenario is skipped, saying why.
  */
@@ -54,6 +55,8 @@ final class FullDiskScenario {
         ChaosIT.logLines(logs, "AMQ212054").stream().limit(2).forEach(l -> System.err.println("[chaos] " + l));
         ChaosLedger.Line produced = producer.count();
         ChaosIT.assertHeld(produced);
+        org.assertj.core.api.Assertions.assertThat(producer.notAccepted()).as("attempts refused within the producer's"
+                + " send timeout while the disk was full").isPositive();
         org.assertj.core.api.Assertions.assertThat(produced.jobs()).as("jobs accepted once space returned").isPositive();
         return line;
     }
