@@ -59,7 +59,21 @@ final class DatabaseDiskScenario {
                 count(log, "PANIC"), restarted[0], log.lines().filter(l -> l.contains("No space left")).findFirst()
                         .orElse("-"));
         ChaosIT.logLines(logs, "refuses writes").stream().limit(2).forEach(l -> System.err.println("[chaos] " + l));
+        // each delivery rolled back used one of its job's attempts: a stopped line must keep them few
+        System.err.printf("[chaos] deliveries rolled back during the database's full disk: %d%n",
+                rolledBack(logs));
         return line;
+    }
+
+    /** The deliveries the nodes' resource adapter saw fail since {@code offsets} ({@code AMQ154004}: rolled back). */
+    private static long rolledBack(Map<String, Long> offsets) throws IOException {
+        long n = 0;
+        for (Map.Entry<String, dev.mailroom.it.support.WildFlyServer> e : ChaosIT.NODES.entrySet()) {
+            byte[] all = Files.readAllBytes(e.getValue().serverLog());
+            int from = (int) Math.min(all.length, offsets.getOrDefault(e.getKey(), 0L));
+            n += count(new String(all, from, all.length - from, StandardCharsets.UTF_8), "AMQ154004");
+        }
+        return n;
     }
 
     private static long count(String log, String text) {
