@@ -13,6 +13,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -50,8 +51,17 @@ final class AttemptRecords {
         }
         a.classified(failure.failureClass().wireName(), decision.consumesAttempt(), decision.describe());
         MailJob j = em.find(MailJob.class, p.jobId());
-        timeline.event(j, "attempt_failed", "attempt " + p.attemptNumber() + " (" + failure.failureClass().wireName() + "): "
-                + describe(r) + " -> " + decision.describe(), now);
+        String detail = "attempt " + p.attemptNumber() + " (" + failure.failureClass().wireName() + "): " + describe(r)
+                + " -> " + decision.describe();
+        List<JobEvent> admitted = p.unwritten().take();
+        if (admitted.isEmpty()) {
+            timeline.event(j, "attempt_failed", detail, now);
+            return;
+        }
+        // the admission's entries first, then this one: written before anything the decision's carrying out records
+        List<JobEvent> entries = new ArrayList<>(admitted);
+        entries.add(new JobEvent(j.getId(), now, "attempt_failed", detail, JobEvent.SYSTEM));
+        timeline.events(entries);
     }
 
     AttemptHistory historyBefore(long jobId, long attemptId) {
@@ -95,8 +105,7 @@ final class AttemptRecords {
         if (sent == 1) {
             // nothing loaded, nothing managed: the attempt closed and the entry written by a statement each
             finishAttempt(p.attemptId(), r, now);
-            timeline.events(List.of(new JobEvent(p.jobId(), now, "sent", "accepted by " + r.provider() + ": " + describe(r),
-                    JobEvent.SYSTEM)));
+            timeline.events(List.of(sentEntry(p, r, now)));
             return;
         }
         MailJob j = em.find(MailJob.class, p.jobId(), LockModeType.PESSIMISTIC_WRITE);
@@ -111,6 +120,30 @@ final class AttemptRecords {
         }
         j.sent(r.providerMessageId(), now);
         timeline.event(j, "sent", "accepted by " + r.provider() + ": " + describe(r), now);
+    }
+
+    /**
+     * The body of {@code recordSentInTheDelivery}: the admission ran in this transaction and locked the job's row, so no
+     * redelivery can have held the job meanwhile; its row and attempt are still managed here, and change in memory, to
+     * be written by one flush (the row once per job, not once at the admission and once now), and the admission's
+     * entries go with {@code sent} in one insert.
+     */
+    void sentInTheDelivery(Begin.Proceed p, ProviderResponse r) {
+        List<JobEvent> admitted = p.unwritten().take();
+        if (admitted.isEmpty()) {
+            sent(p, r);
+            return;
+        }
+        Instant now = clock.instant();
+        em.find(JobAttempt.class, p.attemptId()).finish(r, now);
+        em.find(MailJob.class, p.jobId()).sent(r.providerMessageId(), now);
+        List<JobEvent> entries = new ArrayList<>(admitted);
+        entries.add(sentEntry(p, r, now));
+        timeline.events(entries);
+    }
+
+    private static JobEvent sentEntry(Begin.Proceed p, ProviderResponse r, Instant at) {
+        return new JobEvent(p.jobId(), at, "sent", "accepted by " + r.provider() + ": " + describe(r), JobEvent.SYSTEM);
     }
 
     /**

@@ -17,12 +17,28 @@ public sealed interface Begin {
      * @param irrevocable the attempt was committed past its point of no return with the claim
      *                    ({@link dev.mailroom.provider.MailProvider#irrevocableFromTheStart}): the call's
      *                    checkpoint has nothing left to commit
+     * @param unwritten   the admission's timeline entries, when it ran in the delivery's transaction: written with
+     *                    the attempt's outcome ({@link UnwrittenEntries})
      */
     record Proceed(long jobId, long attemptId, int attemptNumber, java.time.Instant expiresAt,
-                   java.util.List<SuppressionDecision.Withheld> withheld, boolean irrevocable) implements Begin {
+                   java.util.List<SuppressionDecision.Withheld> withheld, boolean irrevocable,
+                   UnwrittenEntries unwritten) implements Begin {
 
         public Proceed {
             withheld = withheld == null ? java.util.List.of() : java.util.List.copyOf(withheld);
+            unwritten = unwritten == null ? UnwrittenEntries.NONE : unwritten;
+        }
+
+        /** Send now, the admission's entries written already. */
+        public Proceed(long jobId, long attemptId, int attemptNumber, java.time.Instant expiresAt,
+                       java.util.List<SuppressionDecision.Withheld> withheld, boolean irrevocable) {
+            this(jobId, attemptId, attemptNumber, expiresAt, withheld, irrevocable, UnwrittenEntries.NONE);
+        }
+
+        /** As this one, its admission's {@code entries} left for the attempt's outcome to write. */
+        Proceed leaving(java.util.List<JobEvent> entries) {
+            return new Proceed(jobId, attemptId, attemptNumber, expiresAt, withheld, irrevocable,
+                    UnwrittenEntries.of(entries));
         }
 
         /** Send now, the point of no return still to be committed by the call's checkpoint. */

@@ -51,6 +51,24 @@ final class JobAdmission {
     }
 
     /**
+     * As {@link #admit}, in the delivery's transaction, where the attempt's outcome commits with the admission: a job
+     * that proceeds leaves its entries to the outcome ({@link Begin.Proceed#unwritten}) and its row's changes to the
+     * outcome's flush, so the row is updated once and the timeline written by one insert per job. Every other answer
+     * ends the delivery here and is written here.
+     */
+    Begin admitInTheDelivery(Incoming in, SendJob job, ProviderTraits provider, boolean permitGranted,
+                             boolean irrevocableFromTheStart) {
+        List<JobEvent> entries = new ArrayList<>();
+        Begin begun = decideAdmission(in, job, provider, permitGranted, irrevocableFromTheStart, entries);
+        if (begun instanceof Begin.Proceed proceed) {
+            return proceed.leaving(entries);
+        }
+        timeline.events(entries);
+        em.flush();
+        return begun;
+    }
+
+    /**
      * The body of {@link JobLedger#schedule}: a job whose {@code send_at} is ahead, received (or locked) and decided by
      * the same policy as {@link #admit}, without a provider: it is scheduled, or ends as a duplicate, already finished
      * or expired. Nothing is claimed and no attempt started; if its time came while this was decided, it is scheduled

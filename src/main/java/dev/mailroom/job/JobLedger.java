@@ -103,12 +103,14 @@ public class JobLedger {
      * As {@link #begin(Incoming, SendJob, ProviderTraits, boolean, boolean)}, in the delivery's transaction
      * ({@link TransactionPlan.InTheDelivery}): nothing of it commits before the provider's write and the outcome do,
      * and a rollback of the delivery takes it back with them. The job's row stays locked until then, so a redelivery
-     * of the same message waits for this one's outcome instead of finding an open attempt.
+     * of the same message waits for this one's outcome instead of finding an open attempt. A {@link Begin.Proceed}
+     * leaves its timeline entries ({@link Begin.Proceed#unwritten}) to {@link #recordSentInTheDelivery} or
+     * {@link #recordFailureInTheDelivery}, which write them with their own.
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public Begin beginInTheDelivery(Incoming in, SendJob job, ProviderTraits provider, boolean permitGranted,
                                     boolean irrevocableFromTheStart) {
-        return admission().admit(in, job, provider, permitGranted, irrevocableFromTheStart);
+        return admission().admitInTheDelivery(in, job, provider, permitGranted, irrevocableFromTheStart);
     }
 
     /**
@@ -195,7 +197,7 @@ public class JobLedger {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public void recordSentInTheDelivery(Begin.Proceed p, ProviderResponse r) {
-        attempts().sent(p, r);
+        attempts().sentInTheDelivery(p, r);
     }
 
     /**

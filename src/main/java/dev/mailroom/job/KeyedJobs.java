@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
@@ -75,29 +76,35 @@ final class KeyedJobs {
      * After a delivery of job {@code messageId} of a key: if it ended, the key's next job released (returned, for the
      * caller to publish) or the key held, as the policy decides with the queue's {@code setting}.
      */
-    java.util.Optional<KeyRelease> after(String queue, String messageId, KeyOrderPolicy.AfterDeadLetter setting) {
+    Optional<KeyRelease> after(String queue, String messageId, KeyOrderPolicy.AfterDeadLetter setting) {
         List<MailJob> found = em.createQuery("select j from MailJob j where j.queue = :q and j.messageId = :m",
                 MailJob.class).setParameter("q", queue).setParameter("m", messageId).getResultList();
         MailJob j = found.isEmpty() ? null : found.get(0);
         if (j == null || j.getOrderingKey() == null) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
-        lockKey(j.getQueue(), j.getOrderingKey());
+        Key key = lockKey(j.getQueue(), j.getOrderingKey());
         em.flush();
         em.refresh(j); // its end may have been committed by a transaction of its own, after this one read it
         Long first = firstUnfinished(j.getQueue(), j.getOrderingKey(), Long.MAX_VALUE);
         MailJob next = first == null ? null : em.find(MailJob.class, first);
         KeyOrderPolicy.Next decided = KeyOrderPolicy.afterEnd(new KeyOrderPolicy.Ended(j.getState().name(),
-                next != null && next.getState() == JobState.waiting_for_key, setting));
+                next != null && next.getState() == JobState.waiting_for_key, setting,
+                j.getKeySeq() != null && j.getKeySeq().equals(key.heldAfterSeq())));
         if (decided instanceof KeyOrderPolicy.HoldKey hold) {
             hold(j, hold.reason());
-            return java.util.Optional.empty();
+            return Optional.empty();
+        }
+        if (decided instanceof KeyOrderPolicy.LiftHold lift) {
+            unhold(j.getQueue(), j.getOrderingKey());
+            new JobTimeline(em, clock).event(j, "key_hold_lifted", lift.describe() + " (held: " + key.heldReason()
+                    + ")", clock.instant());
+            return next != null && next.getState() == JobState.waiting_for_key ? releasing(next) : Optional.empty();
         }
         if (decided instanceof KeyOrderPolicy.ReleaseNext && !held(j.getQueue(), j.getOrderingKey(), next)) {
-            return java.util.Optional.of(new KeyRelease(next.getId(), em.find(KeyWait.class, next.getId())
-                    .delivery(next.getQueue())));
+            return releasing(next);
         }
-        return java.util.Optional.empty();
+        return Optional.empty();
     }
 
     /** The released job's copy, JMS message {@code copyJmsMessageId}, is on its queue and owns the job. */
@@ -137,7 +144,7 @@ final class KeyedJobs {
      *
      * @throws Refused.NotFound for a key the queue never saw; {@link Refused.Conflict} for one that is not held
      */
-    java.util.Optional<KeyRelease> release(String queue, String orderingKey, String actor, String why) {
+    Optional<KeyRelease> release(String queue, String orderingKey, String actor, String why) {
         List<?> exists = onTables(em, "select 1 from ordering_key where queue = ?1 and ordering_key = ?2",
                 "ordering_key").setParameter(1, queue).setParameter(2, orderingKey).getResultList();
         if (exists.isEmpty()) {
@@ -148,20 +155,16 @@ final class KeyedJobs {
             throw new Refused.Conflict("not_held", "ordering key '" + orderingKey + "' on " + queue
                     + " is not held: its jobs go as the ones before them end");
         }
-        onTables(em, """
-                update ordering_key set held_after_seq = null, held_reason = null, held_at = null
-                where queue = ?1 and ordering_key = ?2""", "ordering_key")
-                .setParameter(1, queue).setParameter(2, orderingKey).executeUpdate();
+        unhold(queue, orderingKey);
         Long first = firstUnfinished(queue, orderingKey, Long.MAX_VALUE);
         MailJob next = first == null ? null : em.find(MailJob.class, first);
         Instant now = clock.instant();
         if (next == null || next.getState() != JobState.waiting_for_key) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         em.persist(new JobEvent(next.getId(), now, "key_hold_released", "ordering key released by " + actor
                 + " (held: " + key.heldReason() + "): " + why, actor));
-        return java.util.Optional.of(new KeyRelease(next.getId(), em.find(KeyWait.class, next.getId())
-                .delivery(next.getQueue())));
+        return releasing(next);
     }
 
     /** A dead-lettered head holds its key: the jobs after it wait until an operator releases it. */
@@ -176,6 +179,18 @@ final class KeyedJobs {
                 .executeUpdate();
     }
 
+    /** The waiting job {@code next}, with its kept delivery, for the caller to publish. */
+    private Optional<KeyRelease> releasing(MailJob next) {
+        return Optional.of(new KeyRelease(next.getId(), em.find(KeyWait.class, next.getId()).delivery(next.getQueue())));
+    }
+
+    private void unhold(String queue, String orderingKey) {
+        onTables(em, """
+                update ordering_key set held_after_seq = null, held_reason = null, held_at = null
+                where queue = ?1 and ordering_key = ?2""", "ordering_key")
+                .setParameter(1, queue).setParameter(2, orderingKey).executeUpdate();
+    }
+
     /** Whether {@code next} is behind the key's hold. */
     private boolean held(String queue, String orderingKey, MailJob next) {
         Key key = readKey(queue, orderingKey);
@@ -186,23 +201,34 @@ final class KeyedJobs {
     private record Key(long lastSeq, Long heldAfterSeq, String heldReason) {
     }
 
-    /** The key's row, inserted if it is new, locked for the rest of the transaction. */
+    /**
+     * The key's row, inserted if it is new, locked for the rest of the transaction. Retention removes the row of a key
+     * none of whose jobs is left ({@link RetentionBatch}): if it did so between the insert and the lock, the row is
+     * inserted again.
+     */
     private Key lockKey(String queue, String orderingKey) {
-        onTables(em, "insert into ordering_key (queue, ordering_key, last_seq) values (?1, ?2, 0) on conflict do nothing",
-                "ordering_key").setParameter(1, queue).setParameter(2, orderingKey).executeUpdate();
-        return key(queue, orderingKey, " for update");
+        for (int tries = 0; ; tries++) {
+            onTables(em, "insert into ordering_key (queue, ordering_key, last_seq) values (?1, ?2, 0)"
+                    + " on conflict do nothing", "ordering_key")
+                    .setParameter(1, queue).setParameter(2, orderingKey).executeUpdate();
+            Optional<Key> key = key(queue, orderingKey, " for update");
+            if (key.isPresent() || tries == 1) {
+                return key.orElseThrow(() -> new IllegalStateException("ordering key '" + orderingKey + "' on "
+                        + queue + " was removed twice while it was being locked"));
+            }
+        }
     }
 
     private Key readKey(String queue, String orderingKey) {
-        return key(queue, orderingKey, "");
+        return key(queue, orderingKey, "").orElseThrow();
     }
 
-    private Key key(String queue, String orderingKey, String lock) {
-        Object[] row = (Object[]) onTables(em, "select last_seq, held_after_seq, held_reason from ordering_key"
+    private Optional<Key> key(String queue, String orderingKey, String lock) {
+        List<?> rows = onTables(em, "select last_seq, held_after_seq, held_reason from ordering_key"
                 + " where queue = ?1 and ordering_key = ?2" + lock, "ordering_key")
-                .setParameter(1, queue).setParameter(2, orderingKey).getSingleResult();
-        return new Key(((Number) row[0]).longValue(), row[1] == null ? null : ((Number) row[1]).longValue(),
-                (String) row[2]);
+                .setParameter(1, queue).setParameter(2, orderingKey).getResultList();
+        return rows.stream().map(r -> (Object[]) r).findFirst().map(row -> new Key(((Number) row[0]).longValue(),
+                row[1] == null ? null : ((Number) row[1]).longValue(), (String) row[2]));
     }
 
     /** The id of the key's first job before place {@code before} that has not ended, or null. */

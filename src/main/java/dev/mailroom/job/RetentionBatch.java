@@ -20,7 +20,7 @@ import java.util.Map;
  * One batch of retention, one transaction: up to {@code size} finished jobs of one cohort, read and locked, each
  * judged by {@link JobRetentionPolicy#decide}, and those it removes deleted with their attempts, recipients and
  * timeline; their dead letters (resolved or expired: a pending one keeps its job) lose the link, their claims are kept
- * for the claim window. Each batch first checks, under the lease row's lock, that this node still holds retention's
+ * for the claim window, and an ordering key none of whose jobs is left goes unless it is held. Each batch first checks, under the lease row's lock, that this node still holds retention's
  * lease as it took it: a node that stopped mid-pass and lost the lease deletes nothing more.
  */
 @ApplicationScoped
@@ -29,7 +29,8 @@ public class RetentionBatch {
     /** Rows one batch removed, by kind ({@code mailroom_jobs_retention_removed_total{kind}}); fenced: none, lease lost. */
     public record Removed(Map<String, Integer> rows, boolean fenced) {
 
-        static final List<String> KINDS = List.of("job", "attempt", "recipient", "timeline", "claim", "provider_event");
+        static final List<String> KINDS = List.of("job", "attempt", "recipient", "timeline", "claim", "provider_event",
+                "ordering_key");
 
         static Removed lost() {
             return new Removed(Map.of(), true);
@@ -128,7 +129,10 @@ public class RetentionBatch {
         return q.getResultList();
     }
 
+    @SuppressWarnings("unchecked")
     private void remove(List<Long> ids, Instant claimKeptUntil, Map<String, Integer> rows) {
+        List<Object[]> keys = em.createNativeQuery("select distinct queue, ordering_key from mail_job"
+                + " where id in (:ids) and ordering_key is not null").setParameter("ids", ids).getResultList();
         em.createNativeQuery("update send_claim set kept_until = :until where job_id in (:ids)")
                 .setParameter("until", utc(claimKeptUntil)).setParameter("ids", ids).executeUpdate();
         // a resolved or expired dead letter has its own retention: it outlives its job, without the link
@@ -138,6 +142,30 @@ public class RetentionBatch {
         rows.merge("attempt", delete("delete from job_attempt where job_id in (:ids)", ids), Integer::sum);
         rows.merge("recipient", delete("delete from job_recipient where job_id in (:ids)", ids), Integer::sum);
         rows.merge("job", delete("delete from mail_job where id in (:ids)", ids), Integer::sum);
+        rows.merge("ordering_key", forgetKeys(keys), Integer::sum);
+    }
+
+    /**
+     * The rows of the removed jobs' ordering keys that no job is left of and that are not held: a key's row would
+     * otherwise outlive its jobs for good (an order number is a key: one row per order ever sent). Each row is locked
+     * before the check: a job of the key takes that lock at the door before its own row is written, so the check, a
+     * statement of its own after the lock, sees every job of the key there is (a delete checking in its own where
+     * clause could miss one committed while it waited for the lock). A key seen again later starts afresh.
+     */
+    private int forgetKeys(List<Object[]> keys) {
+        int forgotten = 0;
+        for (Object[] key : keys) {
+            boolean unheld = !em.createNativeQuery("select last_seq from ordering_key where queue = ?1"
+                            + " and ordering_key = ?2 and held_after_seq is null for update")
+                    .setParameter(1, key[0]).setParameter(2, key[1]).getResultList().isEmpty();
+            if (unheld) {
+                forgotten += em.createNativeQuery("""
+                                delete from ordering_key where queue = ?1 and ordering_key = ?2 and not exists
+                                (select 1 from mail_job j where j.queue = ?1 and j.ordering_key = ?2)""")
+                        .setParameter(1, key[0]).setParameter(2, key[1]).executeUpdate();
+            }
+        }
+        return forgotten;
     }
 
     private int delete(String sql, List<Long> ids) {

@@ -120,14 +120,20 @@ public final class KeyOrderPolicy {
     /**
      * The facts about a keyed job after one of its deliveries, read under its key's row lock.
      *
-     * @param jobState   the job's state now
+     * @param jobState    the job's state now
      * @param nextWaiting whether the key's first unfinished job is one waiting for its key
-     * @param setting    the queue's {@link AfterDeadLetter}
+     * @param setting     the queue's {@link AfterDeadLetter}
+     * @param holdsTheKey whether the key is held after this very job (it ended failed on a {@code hold} queue before)
      */
-    public record Ended(String jobState, boolean nextWaiting, AfterDeadLetter setting) {
+    public record Ended(String jobState, boolean nextWaiting, AfterDeadLetter setting, boolean holdsTheKey) {
         public Ended {
             Objects.requireNonNull(jobState, "jobState");
             Objects.requireNonNull(setting, "setting");
+        }
+
+        /** A job that does not hold its key. */
+        public Ended(String jobState, boolean nextWaiting, AfterDeadLetter setting) {
+            this(jobState, nextWaiting, setting, false);
         }
     }
 
@@ -154,6 +160,16 @@ public final class KeyOrderPolicy {
         }
     }
 
+    /**
+     * The job that held its key has ended after all as sent (an operator marked its {@code unknown} send sent, or its
+     * send-again copy was sent): the hold it caused is lifted and the key's first waiting job, if any, goes.
+     */
+    public record LiftHold() implements Next {
+        public String describe() {
+            return "the job that held its key is sent after all: the hold is lifted and the next job of the key goes";
+        }
+    }
+
     /** Nothing changes for the key. */
     public record Nothing(String why) implements Next {
         public String describe() {
@@ -166,6 +182,9 @@ public final class KeyOrderPolicy {
         boolean failed = FAILED.contains(e.jobState());
         if (!failed && !RELEASING.contains(e.jobState())) {
             return new Nothing("the job is " + e.jobState() + ", still the head of its key");
+        }
+        if (!failed && e.holdsTheKey()) {
+            return new LiftHold();
         }
         if (failed && e.setting() == AfterDeadLetter.HOLD) {
             return new HoldKey("its head ended " + e.jobState() + " and the queue holds a key then");

@@ -1,5 +1,7 @@
 package dev.mailroom.send;
 
+import dev.mailroom.deadletter.DeadLetterArrived;
+import dev.mailroom.deadletter.DeadLetterEnvelope;
 import dev.mailroom.job.Incoming;
 import dev.mailroom.job.KeyLedger;
 import dev.mailroom.job.KeyRelease;
@@ -9,6 +11,7 @@ import dev.mailroom.job.SendJob;
 import dev.mailroom.platform.MailroomMetrics;
 import dev.mailroom.recoverability.KeyOrderPolicy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import java.time.Duration;
@@ -59,6 +62,19 @@ public class KeyOrders {
         }
         ledger.after(queue, messageId, settings.afterDeadLetter(queue))
                 .ifPresent(release -> publish(release, "the job before it in its key ended"));
+    }
+
+    /**
+     * A job the broker dead-lettered by itself (its delivery limit reached: every delivery failed before the send path
+     * could end it) has ended as well: its key's next job goes or the key is held, as after any other end, in the
+     * sweeper's transaction that records it. A dead letter the send path routed was handled by {@link #after} already.
+     */
+    void brokerDeadLettered(@Observes DeadLetterArrived arrived) {
+        DeadLetterEnvelope envelope = arrived.envelope();
+        if (DeadLetterEnvelope.ROUTED_BY_BROKER.equals(envelope.routedBy())) {
+            ledger.after(envelope.sourceQueue(), envelope.messageId(), settings.afterDeadLetter(envelope.sourceQueue()))
+                    .ifPresent(release -> publish(release, "the job before it in its key was dead-lettered by the broker"));
+        }
     }
 
     /**

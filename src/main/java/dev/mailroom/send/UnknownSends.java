@@ -29,10 +29,15 @@ public class UnknownSends {
     JMSContext jms;
     @Inject
     Destinations destinations;
+    @Inject
+    KeyOrders keys;
 
+    /** Closes the job as sent; if its key was held after it, the hold is lifted and the key's next job goes. */
     @Transactional
     public void markSent(String messageId, String queue, String actor, String reason) {
-        ledger.markSent(OperatorRequests.job(ledger, messageId, queue).getId(), actor, OperatorRequests.reason(reason));
+        MailJob job = ledger.markSent(OperatorRequests.job(ledger, messageId, queue).getId(), actor,
+                OperatorRequests.reason(reason));
+        keys.after(job.getQueue(), job.getMessageId(), job.getOrderingKey());
     }
 
     /** @return the JMS message id of the copy that was sent */

@@ -130,6 +130,56 @@ class JobLedgerComponentTest {
      * statement whose tables are not declared also flushes the session first, which the server's figures show
      * (bench/README.md, "Where a job's CPU goes"). The timeline keeps the order things happened in.
      */
+    /**
+     * The sandbox's plan (admission and outcome in the delivery's one transaction): the admission leaves its timeline
+     * entries and its change of the job's row to the outcome, so a new job costs 9 statements without the provider's
+     * (insert the job, lock it, claim the key, read the suppression list, the recipient, the attempt; then the row's one
+     * update, the attempt's, and one insert for the whole timeline), where the two steps on their own take 11. The
+     * committed records are those of the steps on their own, in the same order.
+     */
+    @Test
+    void inTheDeliveryANewJobsAdmissionAndAcceptanceCostNineStatementsAndKeepTheirOrder() {
+        Incoming in = delivery(body("cost-td", "cost-td", null));
+        long statements = db.statementsPrepared();
+        Begin.Proceed p = db.inTransaction(em -> {
+            JobLedger l = ledger(em);
+            Begin.Proceed begun = (Begin.Proceed) l.beginInTheDelivery(in, job(in), HTTP, true, true);
+            l.recordSentInTheDelivery(begun, ProviderResponse.accepted("http", "202", "queued", "pm-td"));
+            return begun;
+        });
+        assertThat(db.statementsPrepared() - statements).as("statements of admission and acceptance").isEqualTo(9);
+
+        JobAttempt attempt = db.inTransaction(em -> em.find(JobAttempt.class, p.attemptId()));
+        assertThat(attempt.getOutcome()).isEqualTo("accepted");
+        assertThat(attempt.getIrrevocableAt()).isEqualTo(CLOCK.instant());
+        assertThat(attempt.getFinishedAt()).isEqualTo(CLOCK.instant());
+        MailJob row = jobRow(p.jobId());
+        assertThat(row.getState()).isEqualTo(JobState.sent_to_provider);
+        assertThat(row.getProviderMessageId()).isEqualTo("pm-td");
+        assertThat(row.getJmsMessageId()).isEqualTo(in.jmsMessageId());
+        assertThat(row.getAttemptCount()).isEqualTo(1);
+        assertThat(timeline(p.jobId())).containsExactly("received", "attempt_started", "sent");
+    }
+
+    /** A failed attempt in the delivery's transaction writes the admission's entries before its own, once. */
+    @Test
+    void inTheDeliveryAFailedAttemptWritesTheAdmissionsEntriesFirst() {
+        Incoming in = delivery(body("fail-td", "fail-td", null));
+        ProviderResponse refused = new ProviderResponse(ProviderResponse.Status.REJECTED, "http", "451", null,
+                "try later", null, null, null);
+        Begin.Proceed p = db.inTransaction(em -> {
+            JobLedger l = ledger(em);
+            Begin.Proceed begun = (Begin.Proceed) l.beginInTheDelivery(in, job(in), HTTP, true, true);
+            l.recordFailureInTheDelivery(begun, refused, Failure.of(FailureClass.TRANSIENT, refused),
+                    new RecoveryAction.Discard("expired"), true);
+            l.finish(begun.jobId(), JobState.discarded, "discarded", "expired");
+            return begun;
+        });
+        assertThat(timeline(p.jobId())).containsExactly("received", "attempt_started", "attempt_failed", "discarded");
+        assertThat(db.inTransaction(em -> em.find(JobAttempt.class, p.attemptId())).getOutcome()).isEqualTo("rejected");
+        assertThat(jobRow(p.jobId()).getState()).isEqualTo(JobState.discarded);
+    }
+
     @Test
     void aNewJobsAdmissionAndAcceptanceCostEightAndThreeStatementsAndKeepTheirOrder() {
         Incoming in = delivery(body("cost-1", "cost-1", null));

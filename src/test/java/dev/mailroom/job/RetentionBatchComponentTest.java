@@ -140,6 +140,39 @@ class RetentionBatchComponentTest {
     }
 
     @Test
+    void anOrderingKeyGoesWithTheLastOfItsJobsUnlessItIsHeld() {
+        long gone = keyed(sent("key-gone", null), "gone", 1);
+        long older = keyed(sent("key-older", null), "kept", 1);
+        long held = keyed(finished("key-held", JobState.dead_lettered), "held", 1);
+        clock.offset(Duration.ofDays(29));
+        long newer = keyed(sent("key-newer", null), "kept", 2);
+        db.run(em -> em.createNativeQuery("insert into ordering_key (queue, ordering_key, last_seq) values"
+                + " ('mail.send', ?1, 1), ('mail.send', ?2, 2), ('mail.send', ?3, 1)").setParameter(1, run + "gone")
+                .setParameter(2, run + "kept").setParameter(3, run + "held").executeUpdate());
+        db.run(em -> em.createNativeQuery("update ordering_key set held_after_seq = 1, held_reason = 'dead-lettered',"
+                + " held_at = ?1 where ordering_key = ?2").setParameter(1, Timestamp.from(clock.instant()))
+                .setParameter(2, run + "held").executeUpdate());
+
+        clock.offset(Duration.ofDays(31));
+        Map<String, Integer> removed = pass(clock.instant());
+
+        assertThat(jobsPresent(List.of(gone, older, newer, held))).containsExactly(newer);
+        assertThat(removed.get("ordering_key")).as("the keys whose last job went").isEqualTo(1);
+        assertThat(scalar("select count(*) from ordering_key where ordering_key = '" + run + "gone'")).isEqualTo(0L);
+        assertThat(scalar("select last_seq from ordering_key where ordering_key = '" + run + "kept'"))
+                .as("a key with a job left keeps its places").isEqualTo(2L);
+        assertThat(scalar("select count(*) from ordering_key where ordering_key = '" + run + "held'"))
+                .as("a held key stays until an operator releases it").isEqualTo(1L);
+    }
+
+    /** Job {@code jobId} as the {@code seq}th of ordering key {@code key} (this run's) on mail.send. */
+    private long keyed(long jobId, String key, long seq) {
+        db.run(em -> em.createNativeQuery("update mail_job set ordering_key = ?1, key_seq = ?2 where id = ?3")
+                .setParameter(1, run + key).setParameter(2, seq).setParameter(3, jobId).executeUpdate());
+        return jobId;
+    }
+
+    @Test
     void aNodeWhoseLeaseMovedRemovesNothing() {
         long sent = sent("fenced", null);
         clock.offset(Duration.ofDays(31));

@@ -82,7 +82,15 @@ class KeyOrderPolicyTest {
                 Arguments.of("put back by a breaker or a stopped line", new Ended("received", true, CONTINUE),
                         KeyOrderPolicy.Nothing.class),
                 Arguments.of("itself waiting for its key", new Ended("waiting_for_key", true, CONTINUE),
-                        KeyOrderPolicy.Nothing.class));
+                        KeyOrderPolicy.Nothing.class),
+                Arguments.of("the unknown head that held its key marked sent", new Ended("sent_to_provider", true, HOLD,
+                        true), KeyOrderPolicy.LiftHold.class),
+                Arguments.of("the head that held its key marked sent, nothing waits yet",
+                        new Ended("sent_to_provider", false, HOLD, true), KeyOrderPolicy.LiftHold.class),
+                Arguments.of("the head that held its key sent again, still on its way",
+                        new Ended("received", true, HOLD, true), KeyOrderPolicy.Nothing.class),
+                Arguments.of("the head that held its key dead-lettered again", new Ended("dead_lettered", true, HOLD,
+                        true), KeyOrderPolicy.HoldKey.class));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -206,6 +206,22 @@ class SendServiceCdiTest {
             return new SimpleMeterRegistry();
         }
 
+        /** An operator's answer to an unknown send is tested without the broker: nothing of it is called. */
+        @Produces
+        @Singleton
+        jakarta.jms.JMSContext jms() {
+            return (jakarta.jms.JMSContext) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {jakarta.jms.JMSContext.class}, (proxy, method, args) -> {
+                        throw new UnsupportedOperationException("no broker here: " + method.getName());
+                    });
+        }
+
+        @Produces
+        @Singleton
+        dev.mailroom.platform.Destinations destinations() {
+            return new dev.mailroom.platform.Destinations();
+        }
+
         void unknown(@Observes SendOutcomeUnknown u) {
             UNKNOWN.add(u);
         }
@@ -252,7 +268,7 @@ class SendServiceCdiTest {
                 .addServices(new TestTransactions.Jpa())
                 .addBeanClasses(SendService.class, SendDoor.class, JobLedger.class, JobComponents.class, MailroomConfig.class,
                         RecoverabilityComponents.class, ProviderCalls.class, MailroomMetrics.class, ScheduledSends.class, KeyOrders.class,
-                        dev.mailroom.job.KeyLedger.class,
+                        dev.mailroom.job.KeyLedger.class, UnknownSends.class,
                         ProviderRegistry.class, ProviderBreakers.class, SandboxProvider.class, StandIns.class,
                         dev.mailroom.attachment.Attachments.class)
                 .addBeanClasses(TestTransactions.INTERCEPTORS.toArray(Class<?>[]::new))
@@ -1019,6 +1035,69 @@ class SendServiceCdiTest {
                         e -> assertThat(e.getMessage()).contains("is not held"));
         assertThatThrownBy(() -> orders.release("mail.send", "no-such-key", "op", "why"))
                 .isInstanceOf(dev.mailroom.platform.Refused.NotFound.class);
+    }
+
+    @Test
+    void anUnknownHeadMarkedSentLiftsTheHoldOfItsKeyAndTheNextGoes() throws Exception {
+        properties.set("mailroom.ordering.after-dead-letter", "hold");
+        SendService send = boot("smtp", false);
+        SCRIPT.add(c -> timeoutAfterTheFinalDot(c, "smtp"));
+        handle(send, delivery(keyedJob("acct-3/a", "acct-3")));
+        handle(send, delivery(keyedJob("acct-3/b", "acct-3")));
+        assertThat(jobRow("acct-3/a").getState()).isEqualTo(JobState.unknown);
+        assertThat(jobRow("acct-3/b").getState()).as("held behind the unknown head").isEqualTo(JobState.waiting_for_key);
+
+        cdi.select(UnknownSends.class).get().markSent("acct-3/a", "mail.send", "op", "the relay's log shows it sent");
+
+        assertThat(jobRow("acct-3/b").getState()).isEqualTo(JobState.received);
+        assertThat(COPIES).as("b's copy goes to its queue").hasSize(1);
+        assertThat(timeline(jobRow("acct-3/a").getId())).containsSubsequence("marked_sent", "key_hold_lifted");
+        assertThat(TestTransactions.delivery(() -> cdi.select(dev.mailroom.job.KeyLedger.class).get()
+                .held("mail.send", 10))).isEmpty();
+    }
+
+    /** The sweeper recording a dead letter the broker routed by itself, as far as a key is concerned: its event. */
+    private void brokerDeadLettered(String messageId) throws Exception {
+        TestTransactions.delivery(() -> {
+            MailJob head = cdi.select(JobLedger.class).get().byMessageId(messageId, "mail.send").get(0);
+            cdi.select(JobLedger.class).get().moveTo(head, JobState.dead_lettered, CLOCK.instant());
+            cdi.getBeanManager().getEvent().select(dev.mailroom.deadletter.DeadLetterArrived.class).fire(
+                    new dev.mailroom.deadletter.DeadLetterArrived(1, new dev.mailroom.deadletter.DeadLetterEnvelope(
+                            "redelivery_limit", "internal", messageId, null, "mail.send", "mailroom", "test", List.of(),
+                            CLOCK.instant(), CLOCK.instant(), "redelivery_limit", "the broker moved it", null, null,
+                            null, null, null, null, dev.mailroom.deadletter.DeadLetterEnvelope.ROUTED_BY_BROKER,
+                            "ID:x", "sha"), true));
+            return null;
+        });
+    }
+
+    @Test
+    void aHeadTheBrokerDeadLetteredLetsItsKeyGoOnOnAQueueSetToContinue() throws Exception {
+        SendService send = boot("smtp", false);
+        SCRIPT.add(SendServiceCdiTest::tryLater);
+        handle(send, delivery(keyedJob("acct-4/a", "acct-4")));
+        handle(send, delivery(keyedJob("acct-4/b", "acct-4")));
+
+        brokerDeadLettered("acct-4/a");
+
+        assertThat(jobRow("acct-4/b").getState()).as("continue: the next goes").isEqualTo(JobState.received);
+        assertThat(COPIES).as("a's retry, then b's release").hasSize(2);
+        assertThat(timeline(jobRow("acct-4/b").getId())).contains("released_by_key");
+    }
+
+    @Test
+    void aHeadTheBrokerDeadLetteredHoldsItsKeyOnAQueueSetToHold() throws Exception {
+        properties.set("mailroom.ordering.after-dead-letter", "hold");
+        SendService send = boot("smtp", false);
+        SCRIPT.add(SendServiceCdiTest::tryLater);
+        handle(send, delivery(keyedJob("acct-5/a", "acct-5")));
+        handle(send, delivery(keyedJob("acct-5/b", "acct-5")));
+
+        brokerDeadLettered("acct-5/a");
+
+        assertThat(jobRow("acct-5/b").getState()).isEqualTo(JobState.waiting_for_key);
+        assertThat(TestTransactions.delivery(() -> cdi.select(dev.mailroom.job.KeyLedger.class).get()
+                .held("mail.send", 10))).singleElement().satisfies(k -> assertThat(k.orderingKey()).isEqualTo("acct-5"));
     }
 
     @Test

@@ -76,8 +76,9 @@ public class SandboxProvider implements MailProvider {
         mail.bcc().forEach(r -> recipients.add("bcc:" + r));
         SandboxMail recorded = new SandboxMail(mail.idempotencyKey(), mail.messageId(), mail.from(),
                 String.join(", ", recipients), mail.subject(), mail.text(), mail.html(), clock.instant());
+        // its id is the identity insert's, made by persist itself: no flush, which would also write the job's row
+        // before its outcome (in this same transaction) changes it again
         em.persist(recorded);
-        em.flush();
         for (int i = 0; i < mail.attachments().size(); i++) {
             MailAttachment a = mail.attachments().get(i);
             em.persist(new SandboxAttachment(recorded.getId(), i, a.filename(), a.contentType(), a.content(),
