@@ -5,7 +5,6 @@ import dev.mailroom.it.support.ChaosLedger;
 import dev.mailroom.it.support.PostgresServer;
 import dev.mailroom.it.support.SmallDisk;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -44,9 +43,10 @@ final class DatabaseDiskScenario {
         List<String> health = new CopyOnWriteArrayList<>();
         boolean[] restarted = {false};
         System.err.printf("[chaos] database disk: %s, %.1f%% used before the fill%n", disk, disk.usage() * 100);
+        String what = "PostgreSQL's data filesystem";
         ChaosLedger.Line line = ChaosIT.outageWithoutDeadLetters("chaos-dbdisk", "database disk full "
-                        + FULL.toSeconds() + " s", FULL, () -> fill(disk), () -> {
-                    free(disk);
+                        + FULL.toSeconds() + " s", FULL, () -> FullDiskScenario.fill(disk, 1.0, what), () -> {
+                    FullDiskScenario.free(disk, what);
                     if (!pg.isRunning()) { // it PANICked and could not recover without space: as an orchestrator does
                         pg.startAgain();
                         restarted[0] = true;
@@ -78,24 +78,6 @@ final class DatabaseDiskScenario {
 
     private static long count(String log, String text) {
         return log.lines().filter(l -> l.contains(text)).count();
-    }
-
-    private static void fill(SmallDisk disk) {
-        try {
-            double usage = disk.fill(1.0);
-            System.err.printf("[chaos] PostgreSQL's data filesystem filled to %.1f%%%n", usage * 100);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static void free(SmallDisk disk) {
-        try {
-            disk.free();
-            System.err.printf("[chaos] filler removed: PostgreSQL's data filesystem %.1f%% used%n", disk.usage() * 100);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** Whether a running node's health check says the database is down (the first answer kept). */

@@ -42,10 +42,10 @@ final class FullDiskScenario {
         ChaosProducer producer = new ChaosProducer(Jobs.runPrefix("chaos-fulldisk-producer"), "the broker's full disk");
         ChaosLedger.Line line = ChaosIT.outageWithoutDeadLetters("chaos-fulldisk", "broker disk full "
                         + BrokerHangScenario.OUTAGE.toSeconds() + " s", BrokerHangScenario.OUTAGE, () -> {
-                    fill(disk);
+                    fill(disk, FILL, "the broker's data filesystem");
                     producer.start();
                 }, () -> {
-                    free(disk);
+                    free(disk, "the broker's data filesystem");
                     producer.stop();
                 }, "the broker blocking producers for its disk (AMQ222210) and a node's health naming that disk",
                 () -> !primary.logAfter(brokerLog, "AMQ222210").isEmpty() && healthNamesTheDisk(health), false);
@@ -61,19 +61,21 @@ final class FullDiskScenario {
         return line;
     }
 
-    private static void fill(SmallDisk disk) {
+    /** Fills {@code disk} to {@code share} (1: to the brim) and says so, naming it {@code what}. */
+    static void fill(SmallDisk disk, double share, String what) {
         try {
-            double usage = disk.fill(FILL);
-            System.err.printf("[chaos] the broker's data filesystem filled to %.1f%%%n", usage * 100);
+            double usage = disk.fill(share);
+            System.err.printf("[chaos] %s filled to %.1f%%%n", what, usage * 100);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private static void free(SmallDisk disk) {
+    /** Removes the filler of {@code disk} and says how full it is then. */
+    static void free(SmallDisk disk, String what) {
         try {
             disk.free();
-            System.err.printf("[chaos] filler removed: the broker's data filesystem %.1f%% used%n", disk.usage() * 100);
+            System.err.printf("[chaos] filler removed: %s %.1f%% used%n", what, disk.usage() * 100);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
