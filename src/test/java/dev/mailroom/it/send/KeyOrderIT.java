@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * never go exactly alike, so a run's mails spread around the mails sent next to them anyway (0.2 to 0.8 s at the
  * 95th percentile measured), and the run without refusals shows how much. What is left with no consumer held is the
  * waiting keys' own work (per key two refused attempts, seven waits recorded, seven sends once released), which lands
- * on consumers that serve some of the other keys too: 0.4 s at most in three runs on a machine loaded 7 to 22, sent as
+ * on consumers that serve some of the other keys too: 0.4 s at most in four runs on a machine loaded 7 to 22, sent as
  * {@link KeyedLoad} spreads the refused keys over the consumers (up to 1.02 s at load 30 to 35 when 5 of them shared
  * each of 4 consumers). Why not the other keys' last mail against that run's: two runs of the same 2,000 jobs differ
  * by seconds on a shared 2-core machine (+13.7 s and -21 s measured), and the waiting keys' work makes a run a few
