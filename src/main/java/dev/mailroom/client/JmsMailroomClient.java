@@ -7,7 +7,16 @@ import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Queue;
 import jakarta.jms.TextMessage;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -26,6 +35,12 @@ public final class JmsMailroomClient implements MailroomClient {
      * message groups); Mailroom's own record of each key's head keeps the order when one of them waits.
      */
     public static final String GROUP_ID_PROPERTY = "JMSXGroupID";
+    /** Where bounded sends wait on the broker (daemon threads: a send given up must not keep a JVM alive). */
+    private static final ExecutorService SENDERS = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "mailroom-client-send");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final ConnectionFactory factory;
     private final JMSContext context;
@@ -34,14 +49,16 @@ public final class JmsMailroomClient implements MailroomClient {
     private final String queue;
     private final Supplier<String> traceparents;
     private final boolean brokerDuplicateDetection;
+    /** How long a send may wait for the broker; null: as long as the broker holds it (the JMS client's way). */
+    private final Duration sendTimeout;
 
     JmsMailroomClient(ConnectionFactory factory, JMSContext context, Queue destination, String queue,
             Supplier<String> traceparents) {
-        this(factory, context, destination, queue, traceparents, true);
+        this(factory, context, destination, queue, traceparents, true, null);
     }
 
     private JmsMailroomClient(ConnectionFactory factory, JMSContext context, Queue destination, String queue,
-            Supplier<String> traceparents, boolean brokerDuplicateDetection) {
+            Supplier<String> traceparents, boolean brokerDuplicateDetection, Duration sendTimeout) {
         if ((factory == null) == (context == null)) {
             throw new IllegalArgumentException("a connection factory or a JMS context, one of them");
         }
@@ -51,12 +68,13 @@ public final class JmsMailroomClient implements MailroomClient {
         this.queue = queue;
         this.traceparents = traceparents;
         this.brokerDuplicateDetection = brokerDuplicateDetection;
+        this.sendTimeout = sendTimeout;
     }
 
     /** This client sending to the queue named {@code queue} the jobs that name none. */
     public JmsMailroomClient toQueue(String queue) {
         return new JmsMailroomClient(factory, context, null, Objects.requireNonNull(queue, "queue"), traceparents,
-                brokerDuplicateDetection);
+                brokerDuplicateDetection, sendTimeout);
     }
 
     /**
@@ -66,7 +84,7 @@ public final class JmsMailroomClient implements MailroomClient {
      */
     public JmsMailroomClient toQueue(Queue queue) {
         return new JmsMailroomClient(factory, context, Objects.requireNonNull(queue, "queue"), null, traceparents,
-                brokerDuplicateDetection);
+                brokerDuplicateDetection, sendTimeout);
     }
 
     /**
@@ -74,7 +92,7 @@ public final class JmsMailroomClient implements MailroomClient {
      * propagator) for jobs that carry none; a null answer sends none.
      */
     public JmsMailroomClient withTraceparent(Supplier<String> source) {
-        return new JmsMailroomClient(factory, context, destination, queue, source, brokerDuplicateDetection);
+        return new JmsMailroomClient(factory, context, destination, queue, source, brokerDuplicateDetection, sendTimeout);
     }
 
     /**
@@ -84,7 +102,28 @@ public final class JmsMailroomClient implements MailroomClient {
      * rollback, or a heuristic outcome when the send is the transaction's only resource).
      */
     public JmsMailroomClient withoutBrokerDuplicateDetection() {
-        return new JmsMailroomClient(factory, context, destination, queue, traceparents, false);
+        return new JmsMailroomClient(factory, context, destination, queue, traceparents, false, sendTimeout);
+    }
+
+    /**
+     * This client answering within {@code bound}: a send the broker holds back longer is given up and thrown as {@link
+     * JobNotAcceptedException} ("not accepted, try later"). Artemis holds a producer's send without a bound while its
+     * store disk is above {@code max-disk-usage} (and, under the {@code BLOCK} policy, while an address is full), and
+     * the JMS API has no send timeout; a web request that submits a job must not hang on it. Only over a connection
+     * factory: the send then runs on a thread of the client's, and the context it opened is closed when the bound
+     * passes (JMS lets another thread close it), which ends the held send. A caller's own {@link JMSContext} (and its
+     * transaction) belongs to the caller's thread.
+     */
+    public JmsMailroomClient withSendTimeout(Duration bound) {
+        Objects.requireNonNull(bound, "bound");
+        if (bound.isNegative() || bound.isZero()) {
+            throw new IllegalArgumentException("a send timeout must be positive: " + bound);
+        }
+        if (factory == null) {
+            throw new IllegalStateException("a send timeout needs a client over a connection factory: a caller's JMS"
+                    + " context is used on the caller's thread only");
+        }
+        return new JmsMailroomClient(factory, null, destination, queue, traceparents, brokerDuplicateDetection, bound);
     }
 
     @Override
@@ -92,12 +131,49 @@ public final class JmsMailroomClient implements MailroomClient {
         Objects.requireNonNull(job, "job");
         if (context != null) {
             sendWith(context, job);
+        } else if (sendTimeout != null) {
+            sendWithin(sendTimeout, job);
         } else {
             try (JMSContext opened = factory.createContext()) {
                 sendWith(opened, job);
             }
         }
         return job.messageId();
+    }
+
+    /**
+     * Opens a context and sends on a thread of {@link #SENDERS}, waiting at most {@code bound}; past it the context
+     * is closed (on that pool too: a close may wait on the broker as well) and the job reported not accepted.
+     */
+    private void sendWithin(Duration bound, MailJob job) {
+        AtomicReference<JMSContext> opened = new AtomicReference<>();
+        AtomicBoolean givenUp = new AtomicBoolean();
+        Future<?> sending = SENDERS.submit(() -> {
+            try (JMSContext ctx = factory.createContext()) {
+                opened.set(ctx);
+                if (!givenUp.get()) { // opening it may have taken longer than the bound
+                    sendWith(ctx, job);
+                }
+            }
+        });
+        try {
+            sending.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | InterruptedException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            givenUp.set(true);
+            JMSContext ctx = opened.get();
+            if (ctx != null) {
+                SENDERS.execute(ctx::close);
+            }
+            throw new JobNotAcceptedException(job.messageId(), bound);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new JMSRuntimeException(String.valueOf(e.getCause()), null, e.getCause());
+        }
     }
 
     private void sendWith(JMSContext ctx, MailJob job) {

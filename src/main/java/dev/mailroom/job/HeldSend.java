@@ -1,6 +1,7 @@
 package dev.mailroom.job;
 
 import jakarta.persistence.Column;
+import jakarta.persistence.Embedded;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
@@ -17,10 +18,8 @@ public class HeldSend {
     @Id
     @Column(name = "job_id")
     private Long jobId;
-    private byte[] payload;
-    @Column(name = "text_message")
-    private boolean textMessage;
-    private String traceparent;
+    @Embedded
+    private KeptMessage message;
     @Column(name = "held_at")
     private Instant heldAt;
 
@@ -29,15 +28,11 @@ public class HeldSend {
 
     HeldSend(long jobId, Incoming in, Instant at) {
         this.jobId = jobId;
-        this.payload = in.body();
-        this.textMessage = in.textMessage();
-        this.traceparent = in.traceparent();
+        this.message = new KeptMessage(in);
         this.heldAt = at;
     }
 
     public Long getJobId() { return jobId; }
-    public byte[] getPayload() { return payload; }
-    public boolean isTextMessage() { return textMessage; }
-    public String getTraceparent() { return traceparent; }
+    public KeptMessage getMessage() { return message; }
     public Instant getHeldAt() { return heldAt; }
 }

@@ -1,6 +1,7 @@
 package dev.mailroom.job;
 
 import jakarta.persistence.Column;
+import jakarta.persistence.Embedded;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
@@ -19,10 +20,8 @@ public class KeyWait {
     private Long jobId;
     @Column(name = "jms_message_id")
     private String jmsMessageId;
-    private byte[] payload;
-    @Column(name = "text_message")
-    private boolean textMessage;
-    private String traceparent;
+    @Embedded
+    private KeptMessage message;
     @Column(name = "waiting_since")
     private Instant waitingSince;
 
@@ -32,18 +31,17 @@ public class KeyWait {
     KeyWait(long jobId, Incoming in, Instant at) {
         this.jobId = jobId;
         this.jmsMessageId = in.jmsMessageId();
-        this.payload = in.body();
-        this.textMessage = in.textMessage();
-        this.traceparent = in.traceparent();
+        this.message = new KeptMessage(in);
         this.waitingSince = at;
     }
 
     public Long getJobId() { return jobId; }
-    public byte[] getPayload() { return payload; }
+    public KeptMessage getMessage() { return message; }
     public Instant getWaitingSince() { return waitingSince; }
 
     /** The waiting delivery again, as the copy that releases it is made from (the original body, byte for byte). */
     Incoming delivery(String queue) {
-        return new Incoming(queue, jmsMessageId, false, 1, payload, textMessage, traceparent, null, null, null, null);
+        return new Incoming(queue, jmsMessageId, false, 1, message.getPayload(), message.isTextMessage(),
+                message.getTraceparent(), null, null, null, null);
     }
 }

@@ -16,6 +16,10 @@ import java.util.Map;
  *   <li>{@link #isDeadlockVictim}: the database chose this transaction as a deadlock's victim (or refused it as
  *       a serialization failure) and rolled it back: SQLState {@code 40001} (H2, the standard) or {@code 40P01}
  *       (PostgreSQL). Such a transaction did nothing and may simply run again ({@link #rerunDeadlockVictims}).</li>
+ *   <li>{@link #outOfSpace}: the database answers but refuses the write for want of disk space: SQLState
+ *       {@code 53100} ({@code disk_full}: PostgreSQL's "could not extend file ...: No space left on device") or H2's
+ *       {@code 90100} ("No disk space available"); it says which of the database's disks, where the message tells.
+ *       Like an outage it hits every job alike, so it must stop the line, never use up a job's attempts.</li>
  * </ul>
  */
 public final class DatabaseFailures {
@@ -52,6 +56,47 @@ public final class DatabaseFailures {
             }
         }
         return false;
+    }
+
+    /** The database's disk that refused the write ({@link #fullDisk}), when {@code t} is such a refusal. */
+    public static java.util.Optional<String> outOfSpace(Throwable t) {
+        Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+        for (Throwable c = t; c != null && seen.put(c, Boolean.TRUE) == null; c = c.getCause()) {
+            if (c instanceof SQLException sql) {
+                for (SQLException e = sql; e != null; e = e.getNextException()) {
+                    if ("53100".equals(e.getSQLState()) || "90100".equals(e.getSQLState())) {
+                        return java.util.Optional.of(fullDisk(e.getSQLState(), String.valueOf(e.getMessage())));
+                    }
+                    if (e.getNextException() != null && seen.put(e.getNextException(), Boolean.TRUE) != null) {
+                        break; // a chain that loops
+                    }
+                }
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * Which disk a refusal names, from the file in its message (PostgreSQL names it relative to its data directory):
+     * the WAL's ({@code pg_wal/}), temporary files' ({@code pgsql_tmp}), a tablespace's ({@code pg_tblspc/}) or the
+     * data directory's; the file's path is not repeated (an answer names no server internals).
+     */
+    static String fullDisk(String sqlState, String message) {
+        String disk;
+        if ("90100".equals(sqlState)) {
+            disk = "the disk of its database file";
+        } else if (message.contains("pg_wal/")) {
+            disk = "the disk of its WAL (pg_wal)";
+        } else if (message.contains("pgsql_tmp")) {
+            disk = "the disk of its temporary files (pgsql_tmp)";
+        } else if (message.contains("pg_tblspc/")) {
+            disk = "the disk of a tablespace (pg_tblspc)";
+        } else if (message.contains("\"base/") || message.contains("\"global/")) {
+            disk = "the disk of its data directory (table files)";
+        } else {
+            disk = "its disk";
+        }
+        return disk + " is full (SQLSTATE " + sqlState + ")";
     }
 
     public static boolean isDeadlockVictim(Throwable t) {

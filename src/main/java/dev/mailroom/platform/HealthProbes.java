@@ -33,6 +33,8 @@ public class HealthProbes {
     BrokerQueues broker;
     @Inject
     MailroomConfig config;
+    @Inject
+    DatabaseWrites writes;
 
     /** Every part, in a fixed order: {@code database}, {@code broker}. */
     public Map<String, String> probe() {
@@ -42,13 +44,17 @@ public class HealthProbes {
         return checks;
     }
 
+    /** Down when it does not answer, or when it refused this node's last write for a full disk (naming the disk). */
     public String database() {
         try (Connection c = dataSource.getConnection()) {
-            return c.isValid(2) ? UP : "DOWN: the database connection is not valid";
+            if (!c.isValid(2)) {
+                return "DOWN: the database connection is not valid";
+            }
         } catch (Exception e) {
             LOG.log(Level.WARNING, "health: the database does not answer", e);
             return "DOWN: the database does not answer (see the server log)";
         }
+        return writes.refusal().map(disk -> "DOWN: the database answers but refuses writes: " + disk).orElse(UP);
     }
 
     public String broker() {

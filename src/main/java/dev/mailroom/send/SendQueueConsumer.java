@@ -4,6 +4,7 @@ import dev.mailroom.job.Incoming;
 import dev.mailroom.job.JmsMessages;
 import dev.mailroom.platform.SchemaMigration;
 import dev.mailroom.platform.DatabaseFailures;
+import dev.mailroom.platform.DatabaseWrites;
 import dev.mailroom.stopline.DeliveriesUnderWay;
 import dev.mailroom.stopline.StopLine;
 
@@ -31,6 +32,8 @@ public abstract class SendQueueConsumer implements MessageListener {
     RecoveryExecutor executor;
     @Inject
     DeliveriesUnderWay underWay;
+    @Inject
+    DatabaseWrites writes;
 
     /**
      * Set once the schema was seen migrated: the check is an EJB call (the transaction suspended and resumed),
@@ -72,12 +75,23 @@ public abstract class SendQueueConsumer implements MessageListener {
             line.delivered(queue());
             sendService.handle(in);
         } catch (RuntimeException e) {
-            if (DatabaseFailures.isConnectionFailure(e)) {
-                // rolls back (the job stays on the broker); the line stops until the database answers, so
-                // the broker's redelivery attempts are not burnt while it is away
-                line.databaseUnreachable("delivery on " + queue() + ": " + e);
-            }
+            // rolls back (the job stays on the broker); the line stops until the database answers (takes writes
+            // again, when its disk was full), so the broker's redelivery attempts are not burnt while it is away
+            databaseStop(queue(), e, writes.refused(e)).ifPresent(line::databaseUnreachable);
             throw e;
         }
+    }
+
+    /**
+     * Why a delivery that failed with {@code e} stops the lines, when the database is to blame: it refused the write
+     * for a full disk ({@code fullDisk}), or it cannot be reached. Empty for anything else (a bug, a constraint): that
+     * delivery alone rolls back and the broker's redelivery limit is the backstop.
+     */
+    static java.util.Optional<String> databaseStop(String queue, RuntimeException e, java.util.Optional<String> fullDisk) {
+        if (fullDisk.isPresent()) {
+            return java.util.Optional.of("delivery on " + queue + ": the database refuses writes: " + fullDisk.get());
+        }
+        return DatabaseFailures.isConnectionFailure(e) ? java.util.Optional.of("delivery on " + queue + ": " + e)
+                : java.util.Optional.empty();
     }
 }

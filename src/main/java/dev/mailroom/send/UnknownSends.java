@@ -4,6 +4,7 @@ import dev.mailroom.job.HeldSend;
 import dev.mailroom.job.Incoming;
 import dev.mailroom.job.JmsMessages;
 import dev.mailroom.job.JobLedger;
+import dev.mailroom.job.KeptMessage;
 import dev.mailroom.job.MailJob;
 import dev.mailroom.platform.Destinations;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -53,10 +54,11 @@ public class UnknownSends {
 
     private String publish(MailJob job, HeldSend held) {
         try {
-            Message m = JmsMessages.withBody(jms, held.getPayload(), held.isTextMessage());
+            KeptMessage kept = held.getMessage();
+            Message m = JmsMessages.withBody(jms, kept.getPayload(), kept.isTextMessage());
             m.setLongProperty(Incoming.SEND_AGAIN_PROPERTY, job.getId());
-            if (held.getTraceparent() != null) {
-                m.setStringProperty("traceparent", held.getTraceparent());
+            if (kept.getTraceparent() != null) {
+                m.setStringProperty("traceparent", kept.getTraceparent());
             }
             jms.createProducer().send(destinations.sendQueue(job.getQueue()), m);
             return m.getJMSMessageID();

@@ -1,5 +1,6 @@
 package dev.mailroom.stopline;
 
+import dev.mailroom.platform.DatabaseWrites;
 import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.platform.SchemaMigration;
 import jakarta.annotation.PostConstruct;
@@ -58,6 +59,8 @@ public class LineProbe {
     Clock clock;
     @EJB
     SchemaMigration schema;
+    @Inject
+    DatabaseWrites writes;
 
     private final AtomicBoolean running = new AtomicBoolean();
     private volatile boolean restored;
@@ -122,10 +125,25 @@ public class LineProbe {
         }
     }
 
-    /** Null when the database answers, else why not. */
-    private String databaseDown() {
+    /**
+     * Null when the database answers, else why not. A database whose disk is full answers reads: while it is known to
+     * refuse writes, or a line it stopped waits, it answers only when a write that needs new space goes through.
+     */
+    String databaseDown() {
         try (Connection c = dataSource.getConnection()) {
-            return c.isValid(2) ? null : "connection not valid";
+            if (!c.isValid(2)) {
+                return "connection not valid";
+            }
+        } catch (Exception e) {
+            return String.valueOf(e.getMessage());
+        }
+        boolean stoppedByTheDatabase = config.queues().stream()
+                .anyMatch(q -> line.state(q).reason() == PauseReason.DATABASE);
+        if (writes.refusal().isEmpty() && !stoppedByTheDatabase) {
+            return null;
+        }
+        try {
+            return writes.probe().map(disk -> "the database refuses writes: " + disk).orElse(null);
         } catch (Exception e) {
             return String.valueOf(e.getMessage());
         }

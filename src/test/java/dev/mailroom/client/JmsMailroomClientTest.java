@@ -97,6 +97,62 @@ class JmsMailroomClientTest {
         assertThat(seen).extracting(Seen::queue).containsExactly("jms.queue.from-jndi");
     }
 
+    /**
+     * A broker that holds the send (as Artemis does with its disk above max-disk-usage): the bounded client gives the
+     * send up, says the job was not accepted, and closes the context, which is what ends the held send.
+     */
+    @Test
+    void aSendTheBrokerHoldsBackIsGivenUpAtTheBoundAndTheContextClosed() throws Exception {
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        JMSContext holding = proxy(JMSContext.class, (method, args) -> switch (method) {
+            case "createTextMessage" -> textMessage((String) args[0]);
+            case "createQueue" -> proxy(Queue.class, (m, a) -> m.equals("getQueueName") ? (String) args[0] : null);
+            case "createProducer" -> {
+                JMSProducer[] self = new JMSProducer[1];
+                self[0] = proxy(JMSProducer.class, (m, a) -> {
+                    if (m.equals("send")) {
+                        closed.await(); // held until the context is closed
+                        throw new jakarta.jms.IllegalStateRuntimeException("the session is closed");
+                    }
+                    return self[0];
+                });
+                yield self[0];
+            }
+            case "close" -> {
+                closed.countDown();
+                yield null;
+            }
+            default -> throw new UnsupportedOperationException(method);
+        });
+        ConnectionFactory factory = proxy(ConnectionFactory.class, (method, args) -> holding);
+        MailJob job = MailJob.to("a@example.com").from("n@example.com").subject("s").text("t").messageId("reset-1").build();
+
+        JmsMailroomClient bounded = MailroomClient.over(factory).withSendTimeout(java.time.Duration.ofMillis(200));
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> bounded.send(job))
+                .isInstanceOf(JobNotAcceptedException.class).hasMessageContaining("reset-1")
+                .satisfies(e -> assertThat(((JobNotAcceptedException) e).messageId()).isEqualTo("reset-1"));
+        // the context is closed, which ends a held send (or, opened after the bound, it sends nothing)
+        assertThat(closed.await(1, java.util.concurrent.TimeUnit.MINUTES)).as("the context closed").isTrue();
+    }
+
+    @Test
+    void aBoundedSendThatGoesThroughAnswersAsAnUnboundedOne() {
+        MailJob plain = MailJob.to("a@example.com").from("n@example.com").subject("s").text("t").build();
+
+        String id = MailroomClient.over(factory()).withSendTimeout(java.time.Duration.ofMinutes(1)).send(plain);
+
+        assertThat(id).isEqualTo(plain.messageId());
+        assertThat(seen).extracting(Seen::queue).containsExactly("mail.send");
+        assertThat(contextsClosed).isEqualTo(1);
+    }
+
+    @Test
+    void aSendTimeoutNeedsAConnectionFactory() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> MailroomClient.over(context())
+                .withSendTimeout(java.time.Duration.ofSeconds(5))).isInstanceOf(IllegalStateException.class);
+    }
+
     // ------------------------------------------------------------------ a recording JMS
 
     private ConnectionFactory factory() {

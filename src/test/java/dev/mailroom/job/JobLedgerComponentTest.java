@@ -414,7 +414,7 @@ class JobLedgerComponentTest {
         assertThat(begin(redelivery(in), SMTP)).isEqualTo(new Begin.Ambiguous(p.jobId()));
         assertThat(jobRow(p.jobId()).getState()).isEqualTo(JobState.unknown);
         assertThat(db.<String>inTransaction(em -> em.find(JobAttempt.class, p.attemptId()).getOutcome())).isEqualTo("ambiguous");
-        assertThat(db.<byte[]>inTransaction(em -> em.find(HeldSend.class, p.jobId()).getPayload())).isEqualTo(in.body());
+        assertThat(db.<byte[]>inTransaction(em -> em.find(HeldSend.class, p.jobId()).getMessage().getPayload())).isEqualTo(in.body());
         // a later redelivery is ignored; the key stays with the unknown job
         assertThat(begin(redelivery(in), SMTP)).isInstanceOf(Begin.AlreadyFinished.class);
         Incoming other = delivery(body("crash-smtp-2", "crash-smtp", null));
@@ -449,7 +449,7 @@ class JobLedgerComponentTest {
         Incoming copy = new Incoming("mail.send", "ID:copy-again-1", false, 1, in.body(), true, null, null, null, null, p.jobId());
         db.run(em -> {
             JobLedger l = ledger(em);
-            assertThat(l.heldForSendAgain(p.jobId()).getPayload()).isEqualTo(in.body());
+            assertThat(l.heldForSendAgain(p.jobId()).getMessage().getPayload()).isEqualTo(in.body());
             l.sendAgain(p.jobId(), copy.jmsMessageId(), "operator", "not in the relay's log");
         });
         // the original's late redelivery is not the owner; the copy is admitted once, under the same key

@@ -35,10 +35,33 @@ class HealthProbesTest {
                 .contains("/srv/primary/data/journal", "97%", "90%");
     }
 
+    @Test
+    void aDatabaseThatRefusedAWriteForAFullDiskIsDownAndNamesTheDiskUntilAWriteGoesThrough() throws SQLException {
+        boolean[] full = {true};
+        HealthProbes probes = probes(answeringDataSource(), answering(java.util.Optional.empty()));
+        probes.writes = new DatabaseWrites() {
+            @Override
+            protected java.util.Optional<String> writeTest() {
+                return full[0] ? java.util.Optional.of("its disk is full (SQLSTATE 53100)") : java.util.Optional.empty();
+            }
+        };
+        assertThat(probes.database()).isEqualTo(HealthProbes.UP);
+        probes.writes.refused(new jakarta.persistence.PersistenceException(new SQLException(
+                "ERROR: could not extend file \"pg_wal/xlogtemp.1\": No space left on device", "53100")));
+        assertThat(probes.database()).isEqualTo("DOWN: the database answers but refuses writes: the disk of its WAL"
+                + " (pg_wal) is full (SQLSTATE 53100)");
+        probes.writes.probe();
+        assertThat(probes.database()).startsWith("DOWN: the database answers but refuses writes");
+        full[0] = false;
+        probes.writes.probe();
+        assertThat(probes.database()).isEqualTo(HealthProbes.UP);
+    }
+
     private static HealthProbes probes(DataSource ds, BrokerQueues broker) {
         HealthProbes probes = new HealthProbes();
         probes.dataSource = ds;
         probes.broker = broker;
+        probes.writes = new DatabaseWrites();
         probes.config = new MailroomConfig() {
             @Override
             public List<String> queues() {
@@ -70,6 +93,14 @@ class HealthProbesTest {
                 throw new BrokerUnavailableException(LEAK, new RuntimeException(LEAK));
             }
         };
+    }
+
+    /** A database whose connections pass their test. */
+    private static DataSource answeringDataSource() {
+        return (DataSource) Proxy.newProxyInstance(HealthProbesTest.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (ds, m, a) -> Proxy.newProxyInstance(
+                        HealthProbesTest.class.getClassLoader(), new Class<?>[] {java.sql.Connection.class},
+                        (c, cm, ca) -> "isValid".equals(cm.getName()) ? (Object) true : null));
     }
 
     private static DataSource failingDataSource() {

@@ -335,7 +335,7 @@ class SendServiceCdiTest {
         MailJob j = jobRow("timeout-smtp");
         assertThat(j.getState()).isEqualTo(JobState.unknown);
         assertThat(COPIES).as("never resent by itself").isEmpty();
-        assertThat(db.<byte[]>inTransaction(em -> em.find(HeldSend.class, j.getId()).getPayload())).isEqualTo(in.body());
+        assertThat(db.<byte[]>inTransaction(em -> em.find(HeldSend.class, j.getId()).getMessage().getPayload())).isEqualTo(in.body());
         assertThat(timeline(j.getId())).containsSubsequence("attempt_started", "attempt_failed", "ambiguous_not_resent");
         assertThat(UNKNOWN).singleElement().satisfies(u -> {
             assertThat(u.path()).isEqualTo("call");
@@ -942,7 +942,7 @@ class SendServiceCdiTest {
         assertThat(jobRow("order-7/delivered").getKeySeq()).isEqualTo(3L);
         assertThat(COPIES).as("only the head's retry").hasSize(1);
         assertThat(db.<byte[]>inTransaction(em -> em.find(dev.mailroom.job.KeyWait.class,
-                jobRow("order-7/shipped").getId()).getPayload())).isEqualTo(shipped.body());
+                jobRow("order-7/shipped").getId()).getMessage().getPayload())).isEqualTo(shipped.body());
         // another key is not held up
         SCRIPT.add(SendServiceCdiTest::acceptedBySmtp);
         handle(send, delivery(keyedJob("order-8/confirmed", "order-8")));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.mailroom.deadletter.DeadLetterArrived;
 import dev.mailroom.deadletter.DeadLetterEnvelope;
 import dev.mailroom.platform.ConsumerControl;
+import dev.mailroom.platform.DatabaseWrites;
 import dev.mailroom.platform.MailroomConfig;
 import dev.mailroom.ops.testing.MovableClock;
 import dev.mailroom.provider.BreakerStateChanged;
@@ -357,6 +358,52 @@ class StopLineTest {
         clock.offset(Duration.ofSeconds(60));
         line.signal(BULK, new LineSignal.RestartCheck(clock.instant(), Duration.ofSeconds(60)));
         assertThat(line.admits(BULK)).isTrue();
+    }
+
+    /**
+     * A database whose disk is full answers the probe's connection test (reads work) while it refuses every write
+     * that needs new space: the lines it stopped start again only once the probe's write goes through.
+     */
+    @Test
+    void aLineStoppedByADatabaseRefusingWritesStartsAgainOnlyOnceAWriteGoesThrough() {
+        String[] fullDisk = {"the disk of its data directory (table files) is full (SQLSTATE 53100)"};
+        DatabaseWrites writes = new DatabaseWrites() {
+            @Override
+            protected Optional<String> writeTest() {
+                return Optional.ofNullable(fullDisk[0]);
+            }
+        };
+        LineProbe probe = probe(writes);
+        writes.refused(new java.sql.SQLException("ERROR: could not extend file \"base/16384/16500\": No space left"
+                + " on device", "53100"));
+        line.databaseUnreachable("delivery on mail.send: the database refuses writes: " + fullDisk[0]);
+
+        probe.tick();
+        assertThat(line.state(SEND).reason()).as("reads answer, writes do not").isEqualTo(PauseReason.DATABASE);
+        assertThat(line.state(BULK).reason()).isEqualTo(PauseReason.DATABASE);
+        assertThat(consumersPaused).containsEntry(SEND, true).containsEntry(BULK, true);
+
+        fullDisk[0] = null;
+        probe.tick();
+        assertThat(line.state(SEND).paused()).isFalse();
+        assertThat(line.state(BULK).paused()).isFalse();
+        assertThat(writes.refusal()).isEmpty();
+    }
+
+    /** The probe of this node's lines, over a database that answers its connection test. */
+    private LineProbe probe(DatabaseWrites writes) {
+        LineProbe probe = new LineProbe();
+        probe.line = line;
+        probe.config = line.config;
+        probe.settings = line.settings;
+        probe.records = line.records;
+        probe.clock = clock;
+        probe.writes = writes;
+        probe.dataSource = (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {javax.sql.DataSource.class}, (ds, m, a) -> java.lang.reflect.Proxy.newProxyInstance(
+                        getClass().getClassLoader(), new Class<?>[] {java.sql.Connection.class},
+                        (c, cm, ca) -> "isValid".equals(cm.getName()) ? (Object) true : null));
+        return probe;
     }
 
     @Test

@@ -92,6 +92,7 @@ public final class PostgresServer implements AutoCloseable {
     private final int port;
     private final String superuserPassword;
     private Process postmaster;
+    private SmallDisk dataDisk;
     private Thread shutdownHook;
     private boolean stopped;
 
@@ -118,6 +119,15 @@ public final class PostgresServer implements AutoCloseable {
      * (to order it after the things that use it); the parent-death signal still applies.
      */
     public static PostgresServer start(Path workDir, boolean shutdownHook) {
+        return start(workDir, shutdownHook, 0);
+    }
+
+    /**
+     * Starts a fresh PostgreSQL whose data directory (tables and WAL: one disk, as most deployments have it) is, with
+     * {@code diskMegabytes > 0}, a {@link SmallDisk} of that size from {@code initdb} on ({@link #dataDisk}), where the
+     * harness may mount one.
+     */
+    public static PostgresServer start(Path workDir, boolean shutdownHook, int diskMegabytes) {
         Instant begin = Instant.now();
         try {
             workDir = workDir.toAbsolutePath().normalize();
@@ -145,7 +155,8 @@ public final class PostgresServer implements AutoCloseable {
             Path installDir = extractBinaries(distRoot);
             Path binDir = installDir.resolve("bin");
 
-            Path dataDir = runRoot.resolve("data");
+            SmallDisk disk = diskMegabytes > 0 ? SmallDisk.mounted(runRoot.resolve("disk"), diskMegabytes) : null;
+            Path dataDir = (disk != null && disk.unavailable() == null ? disk.dir() : runRoot).resolve("data");
             Path socketDir = runRoot.resolve("socket");
             if (socketDir.toString().length() > MAX_SOCKET_DIR_LENGTH) {
                 socketDir = Files.createTempDirectory("mailroom-pgsock-");
@@ -172,6 +183,7 @@ public final class PostgresServer implements AutoCloseable {
                 for (int attempt = 1; attempt <= 3 && server == null; attempt++) {
                     PostgresServer candidate = new PostgresServer(instanceDir, privateTmpRoot, binDir, dataDir,
                             socketDir, logFile, runAs, freePort(), superuserPassword);
+                    candidate.dataDisk = disk;
                     try {
                         candidate.launch();
                         server = candidate;
@@ -193,6 +205,9 @@ public final class PostgresServer implements AutoCloseable {
                     server.stopQuietly();
                 } else {
                     cleanupDirs(instanceDir, privateTmpRoot, socketDir, dataDir);
+                    if (disk != null) {
+                        disk.close();
+                    }
                 }
                 throw e;
             }
@@ -201,7 +216,8 @@ public final class PostgresServer implements AutoCloseable {
                 Runtime.getRuntime().addShutdownHook(server.shutdownHook);
             }
             log("PostgreSQL started on 127.0.0.1:" + server.port + " in "
-                    + Duration.between(begin, Instant.now()).toMillis() + " ms (" + runAs + ", log " + logFile + ")");
+                    + Duration.between(begin, Instant.now()).toMillis() + " ms (" + runAs + ", log " + logFile
+                    + (disk == null ? "" : ", data: " + disk) + ")");
             return server;
         } catch (IOException e) {
             throw new UncheckedIOException("Could not start PostgreSQL under " + workDir, e);
@@ -226,6 +242,16 @@ public final class PostgresServer implements AutoCloseable {
 
     public Path logFile() {
         return logFile;
+    }
+
+    /** The small filesystem the data directory is on, when one was asked for and could be made. */
+    public java.util.Optional<SmallDisk> dataDisk() {
+        return java.util.Optional.ofNullable(dataDisk).filter(d -> d.unavailable() == null);
+    }
+
+    /** Why the data directory has no small filesystem. */
+    public String dataDiskUnavailable() {
+        return dataDisk == null ? "none was asked for" : dataDisk.unavailable();
     }
 
     /** Opens a new JDBC connection to database {@code mailroom} as {@code mailroom}. */
@@ -262,6 +288,9 @@ public final class PostgresServer implements AutoCloseable {
             }
         } finally {
             cleanupDirs(instanceDir, privateTmpRoot, socketDir, dataDir);
+            if (dataDisk != null) {
+                dataDisk.close();
+            }
         }
     }
 

@@ -53,6 +53,21 @@ public final class SmallDisk implements AutoCloseable {
                 + unshare + "): this machine lets the harness make no filesystem of its own");
     }
 
+    /**
+     * A tmpfs of {@code megabytes} for {@code dir}, mounted now, or none: for a server whose every program (an
+     * {@code initdb}, a {@code pg_ctl}) must see it, which an own mount namespace of one process cannot give.
+     */
+    public static SmallDisk mounted(Path dir, int megabytes) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        String mount = run(List.of("mount", "-t", "tmpfs", "-o", "size=" + megabytes + "m", "tmpfs", dir.toString()));
+        return mount == null ? new SmallDisk(dir, megabytes, "mount", null) : new SmallDisk(dir, megabytes, "none",
+                "mount -t tmpfs refused (" + mount + "): the harness may not mount a filesystem here");
+    }
+
     /** Unmounts what an earlier run left mounted under {@code root} (a run killed before its clean-up). */
     public static void unmountUnder(Path root) {
         try {
@@ -113,6 +128,11 @@ public final class SmallDisk implements AutoCloseable {
             // no space left: as full as it gets
         }
         return usage();
+    }
+
+    /** The directory on the small filesystem as the server sees it. */
+    public Path dir() {
+        return dir;
     }
 
     /** Removes the filler. */

@@ -16,8 +16,9 @@ import java.util.Set;
  * {@code clientFailureCheckPeriod}s (30 s each), a blocking call gives up after {@code callTimeout} (30 s). Nothing may
  * be dead-lettered or lost, every job finishes afterwards, none is sent twice; the fault must be seen: a node's log
  * reporting the broker connection failed ({@code AMQ212037}). Beside the nodes a producer, as an application with
- * the pair's URL, submits one job at a time during the hang: each attempt's answer (accepted, or refused after how
- * long) is recorded, and every job it was told accepted must be sent once (its own report line).
+ * the pair's URL and Mailroom's client with a send timeout ({@link ChaosProducer}), submits one job at a time during
+ * the hang: each attempt's answer (accepted, or refused after how long) is recorded, every attempt must be answered
+ * within its bound, and every job it was told accepted must be sent once (its own report line).
  */
 final class BrokerHangScenario {
 

@@ -152,7 +152,8 @@ class ChaosIT {
         smtp = SmtpTestServer.start();
         // the nodes reach the relay through a proxy too, which can hang it (RelayBlackholeScenario)
         relayProxy = TcpFaultProxy.start("relay", smtp.port());
-        postgres = PostgresServer.start(work, false);
+        // its data directory on a small filesystem of its own (DatabaseDiskScenario)
+        postgres = PostgresServer.start(work, false, DatabaseDiskScenario.MEGABYTES);
         // the nodes reach the database through a proxy that can slow it down (SlowDatabaseScenario); the ledger does not
         dbProxy = TcpFaultProxy.start("postgres", postgres.port());
         artemis = pair.join();
@@ -891,6 +892,13 @@ class ChaosIT {
     @Order(14)
     void theBrokersDiskFullUnderLoad() throws Exception {
         assertHeld(FullDiskScenario.run());
+    }
+
+    /** PostgreSQL's data directory filled to the brim under load, then freed: {@link DatabaseDiskScenario}. */
+    @Test
+    @Order(15)
+    void theDatabasesDiskFullUnderLoad() throws Exception {
+        assertHeld(DatabaseDiskScenario.run());
     }
 
     /** One node's clock stepped forward by minutes and back, then the other's: {@link ClockStepScenario}. */

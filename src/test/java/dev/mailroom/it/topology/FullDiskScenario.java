@@ -16,9 +16,10 @@ import org.junit.jupiter.api.Assumptions;
  * messages) is a small filesystem of its own ({@link SmallDisk}, {@link #MEGABYTES} MiB, made at set-up), which a
  * filler file brings to {@link #FILL} of its size under {@code chaos.load} jobs, above the broker's
  * {@code max-disk-usage} (90%), for {@code chaos.broker-outage-seconds}; then the filler goes. Artemis then blocks every
- * producer (its address-full policy PAGE: a full disk blocks, it neither drops nor refuses): the producer beside the
- * load ({@link ChaosProducer}) must be held, never told accepted for a job that is lost, and be let through when space
- * returns. The nodes go on consuming (acknowledgements need no new journal file); nothing may be dead-lettered or lost;
+ * producer without a bound (its address-full policy PAGE: a full disk blocks, it neither drops nor refuses): the
+ * producer beside the load ({@link ChaosProducer}, Mailroom's client with a send timeout) must be refused within its
+ * bound ("not accepted, try later"), never told accepted for a job that is lost, and be let through when space
+ * returns; the jobs it was refused, sent again with their ids, go once. The nodes go on consuming (acknowledgements need no new journal file); nothing may be dead-lettered or lost;
  * the fault must be seen by an operator: the broker logging that it blocks producers (AMQ222210) and a node's health check naming the
  * broker's full disk. Where the harness can make no small filesystem the scenario is skipped, saying why.
  */
@@ -41,10 +42,10 @@ final class FullDiskScenario {
         ChaosProducer producer = new ChaosProducer(Jobs.runPrefix("chaos-fulldisk-producer"), "the broker's full disk");
         ChaosLedger.Line line = ChaosIT.outageWithoutDeadLetters("chaos-fulldisk", "broker disk full "
                         + BrokerHangScenario.OUTAGE.toSeconds() + " s", BrokerHangScenario.OUTAGE, () -> {
-                    fill(disk);
+                    fill(disk, FILL, "the broker's data filesystem");
                     producer.start();
                 }, () -> {
-                    free(disk);
+                    free(disk, "the broker's data filesystem");
                     producer.stop();
                 }, "the broker blocking producers for its disk (AMQ222210) and a node's health naming that disk",
                 () -> !primary.logAfter(brokerLog, "AMQ222210").isEmpty() && healthNamesTheDisk(health), false);
@@ -54,23 +55,27 @@ final class FullDiskScenario {
         ChaosIT.logLines(logs, "AMQ212054").stream().limit(2).forEach(l -> System.err.println("[chaos] " + l));
         ChaosLedger.Line produced = producer.count();
         ChaosIT.assertHeld(produced);
+        org.assertj.core.api.Assertions.assertThat(producer.notAccepted()).as("attempts refused within the producer's"
+                + " send timeout while the disk was full").isPositive();
         org.assertj.core.api.Assertions.assertThat(produced.jobs()).as("jobs accepted once space returned").isPositive();
         return line;
     }
 
-    private static void fill(SmallDisk disk) {
+    /** Fills {@code disk} to {@code share} (1: to the brim) and says so, naming it {@code what}. */
+    static void fill(SmallDisk disk, double share, String what) {
         try {
-            double usage = disk.fill(FILL);
-            System.err.printf("[chaos] the broker's data filesystem filled to %.1f%%%n", usage * 100);
+            double usage = disk.fill(share);
+            System.err.printf("[chaos] %s filled to %.1f%%%n", what, usage * 100);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private static void free(SmallDisk disk) {
+    /** Removes the filler of {@code disk} and says how full it is then. */
+    static void free(SmallDisk disk, String what) {
         try {
             disk.free();
-            System.err.printf("[chaos] filler removed: the broker's data filesystem %.1f%% used%n", disk.usage() * 100);
+            System.err.printf("[chaos] filler removed: %s %.1f%% used%n", what, disk.usage() * 100);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
