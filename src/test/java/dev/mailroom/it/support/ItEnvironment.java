@@ -23,8 +23,8 @@ import dev.mailroom.testsupport.SmtpTestServer;
  * <ul>
  *   <li>{@code mailroom.it.profile}: {@code default} (the embedded default exactly as the README runs it: no
  *       {@code MAILROOM_*} environment at all, so sandbox provider and H2), {@code h2} (SMTP provider against a
- *       loopback {@link SmtpTestServer}, H2) or {@code postgres} (SMTP as for h2, database a real
- *       {@link PostgresServer}).</li>
+ *       loopback {@link SmtpTestServer}, H2, {@link #H2_CONSUMERS} consumers on {@code mail.send}) or
+ *       {@code postgres} (SMTP as for h2, database a real {@link PostgresServer}).</li>
  *   <li>{@code mailroom.it.server-home}: the configured WildFly ({@code standalone-mailroom.xml}, mailroom.war
  *       in {@code standalone/deployments}).</li>
  *   <li>{@code mailroom.it.port-offset} (default 100), {@code mailroom.it.work-dir} (default
@@ -39,6 +39,11 @@ public final class ItEnvironment implements Mailroom {
 
     public static final String PROFILE_DEFAULT = "default";
     public static final String PROFILE_H2 = "h2";
+    /**
+     * {@code MAILROOM_CONSUMERS} of the h2 profile's server: per-key order is specified for 8 consumers, and its IT
+     * and its kill -9 run there (docs/job-contract.md "An ordering key"); the other profiles keep 4, the default (http: 1).
+     */
+    public static final int H2_CONSUMERS = 8;
     public static final String PROFILE_POSTGRES = "postgres";
     /** HTTP API provider against a WireMock server in the test JVM, one consumer session. */
     public static final String PROFILE_HTTP = "http";
@@ -292,6 +297,9 @@ public final class ItEnvironment implements Mailroom {
             } else if (!PROFILE_DEFAULT.equals(profile)) {
                 smtp = SmtpTestServer.start();
                 env.putAll(ItSettings.smtp(smtp.port()));
+            }
+            if (PROFILE_H2.equals(profile)) {
+                env.put("MAILROOM_CONSUMERS", Integer.toString(H2_CONSUMERS));
             }
             if (PROFILE_BREAKERS.equals(profile)) {
                 primaryRelay = SmtpTestServer.start();
