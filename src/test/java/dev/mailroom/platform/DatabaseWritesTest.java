@@ -1,8 +1,8 @@
 package dev.mailroom.platform;
 
+import static dev.mailroom.testsupport.Proxies.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -90,15 +90,5 @@ class DatabaseWritesTest {
             }
             default -> null;
         });
-    }
-
-    @FunctionalInterface
-    private interface Answer {
-        Object answer(String method, Object[] args) throws Exception;
-    }
-
-    private static <T> T proxy(Class<T> type, Answer answer) {
-        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
-                (p, m, args) -> answer.answer(m.getName(), args)));
     }
 }
