@@ -7,7 +7,7 @@
 # loopback SMTP relay and two WildFly nodes on the remote broker, started once; then kill -9 x10 during a 10,000-job
 # run, a flood of 10,000 poison among 1,000 good jobs, 1,000 fuzzed jobs, PostgreSQL down 60 s, the relay down 5 min,
 # a 200-job redrive killed mid-run, the primary broker killed and back, a node frozen past its leases, the database
-# slow and hung, the relay hung, the clock steps, the broker hung and its disk full), prints the report table and leaves
+# slow, hung and its disk full, the relay hung, the clock steps, the broker hung and its disk full), prints the report table and leaves
 # $build/chaos/report.json. The sizes are the Maven profile chaos-full's; `mvn verify` runs the same execution at the
 # smaller CI sizes that are the pom's defaults (CHAOS_SIZES=ci runs those here).
 # Port offset CHAOS_PORT_OFFSET (default 4000), everything on 127.0.0.1; build output in CHAOS_BUILD_DIR (default

@@ -56,19 +56,27 @@ public class DatabaseWrites {
      * a full disk.
      */
     protected Optional<String> writeTest() throws SQLException {
-        try (Connection c = dataSource.getConnection(); Statement truncate = c.createStatement();
-             PreparedStatement insert = c.prepareStatement(
-                     "insert into db_write_probe (id, written_at) values (?, current_timestamp)")) {
-            truncate.executeUpdate("truncate table db_write_probe");
-            insert.setLong(1, random.nextLong()); // another node's probe may write beside this one
-            insert.executeUpdate();
-            return Optional.empty();
-        } catch (SQLException e) {
-            Optional<String> disk = DatabaseFailures.outOfSpace(e);
-            if (disk.isPresent()) {
-                return disk;
+        try (Connection c = dataSource.getConnection()) {
+            try (Statement truncate = c.createStatement(); PreparedStatement insert = c.prepareStatement(
+                    "insert into db_write_probe (id, written_at) values (?, current_timestamp)")) {
+                truncate.executeUpdate("truncate table db_write_probe");
+                insert.setLong(1, random.nextLong()); // another node's probe may write beside this one
+                insert.executeUpdate();
+                if (!c.getAutoCommit()) {
+                    c.commit(); // a pool handing out connections without auto-commit must not keep the table's lock
+                }
+                return Optional.empty();
+            } catch (SQLException e) {
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+                Optional<String> disk = DatabaseFailures.outOfSpace(e);
+                if (disk.isPresent()) {
+                    return disk;
+                }
+                throw e;
             }
-            throw e;
         }
     }
+
 }

@@ -1,5 +1,6 @@
 package dev.mailroom.client;
 
+import static dev.mailroom.testsupport.Proxies.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import jakarta.jms.ConnectionFactory;
@@ -8,7 +9,6 @@ import jakarta.jms.JMSContext;
 import jakarta.jms.JMSProducer;
 import jakarta.jms.Queue;
 import jakarta.jms.TextMessage;
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -206,15 +206,5 @@ class JmsMailroomClientTest {
             default -> throw new UnsupportedOperationException(method);
         });
         return self[0];
-    }
-
-    @FunctionalInterface
-    private interface Answer {
-        Object answer(String method, Object[] args) throws Exception;
-    }
-
-    private static <T> T proxy(Class<T> type, Answer answer) {
-        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
-                (p, m, args) -> answer.answer(m.getName(), args)));
     }
 }

@@ -65,8 +65,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * <p>Sizes are system properties (pom properties {@code chaos.*}): the pom's defaults are the CI sizes that
  * {@code mvn verify} runs (kill -9 x3 during 1,500 jobs, 1,000 poison among 150 good, 1,000 fuzzed, PostgreSQL down
  * 60 s and the relay down 60 s under 500 jobs each, a 100-job redrive, the broker fail-over and back under 500 jobs;
- * then each in a class of its own: a node frozen past its leases, the database slow and hung, the relay hung, the clock
- * steps, the broker hung and its disk full; one of them alone: {@code -Dit.test='ChaosIT#theRelayHangingUnderLoad'});
+ * then each in a class of its own: a node frozen past its leases, the database slow, hung and its disk full, the relay
+ * hung, the clock steps, the broker hung and its disk full; one of them alone: {@code -Dit.test='ChaosIT#theRelayHangingUnderLoad'});
  * {@code bash chaos/run.sh} runs the full sizes (Maven profile {@code chaos-full}). The poison flood runs beside
  * the kill -9 run (its own queue, its own report line): the kills are bound by boot times, the flood by the
  * consumers, so together they cost the time of one. The broker scenario fails over to the backup and back again, so
