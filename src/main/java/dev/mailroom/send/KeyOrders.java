@@ -57,11 +57,9 @@ public class KeyOrders {
     /** As {@link #after(Incoming, SendJob)}, for job {@code messageId} on {@code queue} whose key is {@code orderingKey}. */
     @Transactional(Transactional.TxType.MANDATORY)
     public void after(String queue, String messageId, String orderingKey) {
-        if (orderingKey == null) {
-            return;
+        if (orderingKey != null) {
+            ended(queue, messageId, "the job before it in its key ended");
         }
-        ledger.after(queue, messageId, settings.afterDeadLetter(queue))
-                .ifPresent(release -> publish(release, "the job before it in its key ended"));
     }
 
     /**
@@ -72,9 +70,14 @@ public class KeyOrders {
     void brokerDeadLettered(@Observes DeadLetterArrived arrived) {
         DeadLetterEnvelope envelope = arrived.envelope();
         if (DeadLetterEnvelope.ROUTED_BY_BROKER.equals(envelope.routedBy())) {
-            ledger.after(envelope.sourceQueue(), envelope.messageId(), settings.afterDeadLetter(envelope.sourceQueue()))
-                    .ifPresent(release -> publish(release, "the job before it in its key was dead-lettered by the broker"));
+            ended(envelope.sourceQueue(), envelope.messageId(),
+                    "the job before it in its key was dead-lettered by the broker");
         }
+    }
+
+    /** Job {@code messageId} of {@code queue} ended (if it did): its key's next job released, or the key held. */
+    private void ended(String queue, String messageId, String why) {
+        ledger.after(queue, messageId, settings.afterDeadLetter(queue)).ifPresent(release -> publish(release, why));
     }
 
     /**

@@ -210,10 +210,9 @@ class SendServiceCdiTest {
         @Produces
         @Singleton
         jakarta.jms.JMSContext jms() {
-            return (jakarta.jms.JMSContext) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-                    new Class<?>[] {jakarta.jms.JMSContext.class}, (proxy, method, args) -> {
-                        throw new UnsupportedOperationException("no broker here: " + method.getName());
-                    });
+            return dev.mailroom.testsupport.Proxies.proxy(jakarta.jms.JMSContext.class, (method, args) -> {
+                throw new UnsupportedOperationException("no broker here: " + method);
+            });
         }
 
         @Produces
