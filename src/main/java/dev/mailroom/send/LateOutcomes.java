@@ -95,7 +95,7 @@ public class LateOutcomes {
             }
             try {
                 carryOut(p, ledger.recordLate(p.known(), p.proceed(), p.accepted()));
-            } catch (RuntimeException stillDown) {
+            } catch (Exception stillDown) { // a commit whose answer was lost comes as an undeclared HeuristicMixedException
                 pending.add(p);
                 LOG.log(Level.FINE, stillDown, () -> "late record of job " + p.messageId() + " waits: " + stillDown);
                 return; // the database does not answer yet: the others would fail the same way

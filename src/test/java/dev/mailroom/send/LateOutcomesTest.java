@@ -21,21 +21,41 @@ class LateOutcomesTest {
         LateOutcomePolicy.Action action;
         final List<LateOutcomePolicy.Known> recorded = new ArrayList<>();
 
+        /** Thrown by the next record: a checked exception, as the transaction manager's proxy throws it undeclared. */
+        Exception lostAnswer;
+
         @Override
         public LateOutcomePolicy.Action recordLate(LateOutcomePolicy.Known known, Begin.Proceed p, ProviderResponse r) {
             if (down) {
                 throw new IllegalStateException("Unable to acquire JDBC Connection");
+            }
+            if (lostAnswer != null) {
+                Exception e = lostAnswer;
+                lostAnswer = null;
+                throw LateOutcomesTest.<RuntimeException>undeclared(e);
             }
             recorded.add(known);
             return action;
         }
     }
 
+    /** Throws {@code e}, checked or not, from a method that declares none. */
+    @SuppressWarnings("unchecked")
+    static <E extends Exception> E undeclared(Exception e) throws E {
+        throw (E) e;
+    }
+
     static final class Sends extends UnknownSends {
         final List<String> again = new ArrayList<>();
+        Exception lostAnswer;
 
         @Override
         public String sendAgain(String messageId, String queue, String actor, String reason) {
+            if (lostAnswer != null) {
+                Exception e = lostAnswer;
+                lostAnswer = null;
+                throw LateOutcomesTest.<RuntimeException>undeclared(e);
+            }
             again.add(queue + "/" + messageId + " by " + actor);
             return "ID:copy";
         }
@@ -78,5 +98,36 @@ class LateOutcomesTest {
         o.notWritten(P, "mail.send", "m-3");
         o.recordWhatWaits();
         assertThat(sends.again).containsExactly("mail.send/m-3 by " + LateOutcomes.ACTOR);
+    }
+
+    @Test
+    void aRecordWhoseCommitAnsweredWithACheckedExceptionWaitsForTheNextTurn() {
+        Ledger ledger = new Ledger();
+        ledger.down = false;
+        ledger.action = new LateOutcomePolicy.TakeBack();
+        ledger.lostAnswer = new jakarta.transaction.HeuristicMixedException("commit's answer lost");
+        LateOutcomes o = outcomes(ledger, new Sends());
+        o.notWritten(P, "mail.send", "m-4");
+        o.recordWhatWaits();
+        assertThat(o.waiting()).as("kept after the lost answer").isEqualTo(1);
+        o.recordWhatWaits();
+        assertThat(o.waiting()).isZero();
+        assertThat(ledger.recorded).containsExactly(LateOutcomePolicy.Known.NOT_WRITTEN);
+    }
+
+    @Test
+    void aSendAgainThatFailedWithACheckedExceptionIsTriedAgain() {
+        Ledger ledger = new Ledger();
+        ledger.down = false;
+        ledger.action = new LateOutcomePolicy.SendAgain();
+        Sends sends = new Sends();
+        sends.lostAnswer = new jakarta.transaction.HeuristicMixedException("commit's answer lost");
+        LateOutcomes o = outcomes(ledger, sends);
+        o.notWritten(P, "mail.send", "m-5");
+        o.recordWhatWaits();
+        assertThat(o.waiting()).isEqualTo(1);
+        o.recordWhatWaits();
+        assertThat(o.waiting()).isZero();
+        assertThat(sends.again).containsExactly("mail.send/m-5 by " + LateOutcomes.ACTOR);
     }
 }

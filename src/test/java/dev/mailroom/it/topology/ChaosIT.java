@@ -584,6 +584,7 @@ class ChaosIT {
             broken.add(dead + " jobs dead-lettered (" + scenario + ")");
         }
         int settled = settleUnknown ? settleUnknownAsAnOperator(prefix, ids, broken) : 0;
+        System.err.printf("[chaos] %s: prepared transactions in PostgreSQL now: %s%n", scenario, ledger.preparedTransactions());
         return ledger.count(scenario, prefix, ids, recovery, broken, settled);
     }
 
@@ -1013,8 +1014,10 @@ class ChaosIT {
     }
 
     static void assertHeld(ChaosLedger.Line line) {
-        assertThat(line.lost()).as(line.scenario() + ": lost").isZero();
-        assertThat(line.duplicates()).as(line.scenario() + ": duplicates").isZero();
+        // each message names the invariants broken too: a CI log then says why a job counts as lost
+        String why = line.scenario() + " (" + line.broken() + ")";
+        assertThat(line.lost()).as(why + ": lost").isZero();
+        assertThat(line.duplicates()).as(why + ": duplicates").isZero();
         assertThat(line.broken()).as(line.scenario() + ": broken invariants").isEmpty();
     }
 
