@@ -16,7 +16,7 @@ class LateOutcomesTest {
     private static final Begin.Proceed P = new Begin.Proceed(7, 70, 1, null, null, false);
 
     /** A ledger whose database does not answer until told, then answers with {@code action}. */
-    static final class Ledger extends JobLedger {
+    static class Ledger extends JobLedger {
         boolean down = true;
         LateOutcomePolicy.Action action;
         final List<LateOutcomePolicy.Known> recorded = new ArrayList<>();
@@ -129,5 +129,41 @@ class LateOutcomesTest {
         o.recordWhatWaits();
         assertThat(o.waiting()).isZero();
         assertThat(sends.again).containsExactly("mail.send/m-5 by " + LateOutcomes.ACTOR);
+    }
+
+    @Test
+    void theGaugeSaysHowManyOutcomesOnlyThisNodesMemoryHolds() {
+        Ledger ledger = new Ledger();
+        LateOutcomes o = outcomes(ledger, new Sends());
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        o.register(meters);
+        o.notWritten(P, "mail.send", "m-6");
+        o.recordWhatWaits();
+        assertThat(meters.get("mailroom.outcomes.unrecorded").gauge().value()).isEqualTo(1.0);
+        ledger.down = false;
+        ledger.action = new LateOutcomePolicy.TakeBack();
+        o.recordWhatWaits();
+        assertThat(meters.get("mailroom.outcomes.unrecorded").gauge().value()).isZero();
+    }
+
+    @Test
+    void anOutcomeIsCountedAsWaitingUntilItIsCarriedOut() {
+        int[] seen = {-1};
+        LateOutcomes[] o = new LateOutcomes[1];
+        Ledger ledger = new Ledger() {
+            @Override
+            public LateOutcomePolicy.Action recordLate(LateOutcomePolicy.Known known, Begin.Proceed p, ProviderResponse r) {
+                seen[0] = o[0].waiting();
+                return super.recordLate(known, p, r);
+            }
+        };
+        ledger.down = false;
+        ledger.action = new LateOutcomePolicy.TakeBack();
+        o[0] = outcomes(ledger, new Sends());
+        o[0].notWritten(P, "mail.send", "m-7");
+        o[0].recordWhatWaits();
+        assertThat(seen[0]).as("waiting while its record is being written").isEqualTo(1);
+        assertThat(o[0].waiting()).isZero();
     }
 }
