@@ -13,6 +13,8 @@ import java.time.Instant;
  * @param replayOf    the dead letter it is a replay of ({@code mr_replay_of}), or null
  * @param sendAgainOf the {@code unknown} job an operator sent again ({@code mr_send_again}), or null
  * @param refusedBy   the providers this job failed over from ({@code mr_refused_by}); never null
+ * @param descendsFrom the JMS messages this copy descends from through put-backs nobody recorded
+ *                    ({@code mr_descends_from}), oldest first; empty for any other message, never null
  */
 public record Incoming(
         String queue,
@@ -26,13 +28,29 @@ public record Incoming(
         String redriveId,
         Long replayOf,
         Long sendAgainOf,
-        java.util.Set<String> refusedBy) {
+        java.util.Set<String> refusedBy,
+        java.util.List<String> descendsFrom) {
 
     /** The providers this job failed over from ({@code mr_refused_by}, comma-separated); copies keep it. */
     public static final String REFUSED_BY_PROPERTY = "mr_refused_by";
+    /**
+     * The JMS messages a put-back's copy descends from (comma-separated, oldest first), set only on a copy whose
+     * put-back was not recorded (the database stopped its line): the job's row still names one of them as its owner,
+     * and admission lets the copy take the job over on that proof. Copies whose ownership is recorded do not carry it.
+     */
+    public static final String DESCENDS_FROM_PROPERTY = "mr_descends_from";
 
     public Incoming {
         refusedBy = refusedBy == null ? java.util.Set.of() : java.util.Set.copyOf(refusedBy);
+        descendsFrom = descendsFrom == null ? java.util.List.of() : java.util.List.copyOf(descendsFrom);
+    }
+
+    /** A delivery that is no unrecorded put-back's copy. */
+    public Incoming(String queue, String jmsMessageId, boolean redelivered, int deliveryCount, byte[] body,
+                    boolean textMessage, String traceparent, Instant brokerTimestamp, String redriveId, Long replayOf,
+                    Long sendAgainOf, java.util.Set<String> refusedBy) {
+        this(queue, jmsMessageId, redelivered, deliveryCount, body, textMessage, traceparent, brokerTimestamp,
+                redriveId, replayOf, sendAgainOf, refusedBy, java.util.List.of());
     }
 
     /** A delivery no provider refused yet. */
@@ -48,7 +66,14 @@ public record Incoming(
         java.util.Set<String> more = new java.util.TreeSet<>(refusedBy);
         more.add(provider);
         return new Incoming(queue, jmsMessageId, redelivered, deliveryCount, body, textMessage, traceparent,
-                brokerTimestamp, redriveId, replayOf, sendAgainOf, more);
+                brokerTimestamp, redriveId, replayOf, sendAgainOf, more, descendsFrom);
+    }
+
+    /** What a copy of this delivery put back without a record carries: this delivery's descent, then this delivery. */
+    public java.util.List<String> descentOfACopy() {
+        java.util.List<String> chain = new java.util.ArrayList<>(descendsFrom);
+        chain.add(jmsMessageId);
+        return java.util.List.copyOf(chain);
     }
 
     /** The JMS properties that mark a replayed message; retry and dead-letter copies keep them. */

@@ -85,8 +85,12 @@ public final class JmsMessages {
                 ? java.util.Arrays.stream(m.getStringProperty(Incoming.REFUSED_BY_PROPERTY).split(","))
                 .map(String::trim).filter(x -> !x.isEmpty()).collect(java.util.stream.Collectors.toSet())
                 : java.util.Set.of();
+        java.util.List<String> descendsFrom = m.propertyExists(Incoming.DESCENDS_FROM_PROPERTY)
+                ? java.util.Arrays.stream(m.getStringProperty(Incoming.DESCENDS_FROM_PROPERTY).split(","))
+                .map(String::trim).filter(x -> !x.isEmpty()).toList()
+                : java.util.List.of();
         return new Incoming(queue, m.getJMSMessageID(), m.getJMSRedelivered(), deliveryCount, body, text,
                 traceparent, m.getJMSTimestamp() > 0 ? Instant.ofEpochMilli(m.getJMSTimestamp()) : null,
-                redriveId, replayOf, sendAgainOf, refusedBy);
+                redriveId, replayOf, sendAgainOf, refusedBy, descendsFrom);
     }
 }

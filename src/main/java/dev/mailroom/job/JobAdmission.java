@@ -7,6 +7,7 @@ import dev.mailroom.recoverability.Admission;
 import dev.mailroom.recoverability.AdmissionFacts;
 import dev.mailroom.recoverability.AdmissionPolicy;
 import dev.mailroom.recoverability.ClaimDecision;
+import dev.mailroom.recoverability.Ownership;
 import dev.mailroom.recoverability.ProviderTraits;
 import dev.mailroom.recoverability.SuppressionDecision;
 import dev.mailroom.recoverability.SuppressionPolicy;
@@ -92,8 +93,8 @@ final class JobAdmission {
         Received received = insertOrLock(in, job, JobState.received, now, entries);
         MailJob j = received.job();
         JobAttempt open = openAttempt(received);
-        AdmissionFacts facts = new AdmissionFacts(null, j.getState().name(), j.getState().finished(),
-                j.getJmsMessageId() == null || j.getJmsMessageId().equals(in.jmsMessageId()),
+        Ownership ownership = AdmissionPolicy.ownership(j.getJmsMessageId(), in.jmsMessageId(), in.descendsFrom());
+        AdmissionFacts facts = new AdmissionFacts(null, j.getState().name(), j.getState().finished(), ownership.owns(),
                 open == null ? null : new AdmissionFacts.Interrupted(open.getAttemptNumber(),
                         open.getIrrevocableAt() != null, traitsOf(open.getProvider(), provider)),
                 j.getExpiresAt(), now, permitGranted, j.getSendAt());
@@ -109,6 +110,10 @@ final class JobAdmission {
             return new Begin.DuplicateMessage(j.getId());
         }
         j.ownedBy(in.jmsMessageId());
+        if (ownership instanceof Ownership.Descendant descendant) {
+            // the put-backs that could not be recorded then (the database stopped the line) are recorded now
+            note(entries, j, "deferred", descendant.describe(), now);
+        }
         if (open != null) {
             closeInterrupted(j, open, admission, now, entries);
         }

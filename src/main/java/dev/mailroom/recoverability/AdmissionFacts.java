@@ -13,8 +13,9 @@ import java.util.Objects;
  *                         nothing else is known (there is no job to look up).
  * @param state            the job's state before this delivery (a {@code JobState} name)
  * @param finished         whether that state ends the send path ({@code JobState.finished()})
- * @param ownedByDelivery  whether this JMS message owns the job (it is the job's current copy); false
- *                         when another message with the same message_id does
+ * @param ownedByDelivery  whether this JMS message owns the job ({@link AdmissionPolicy#ownership}: it is the job's
+ *                         current copy, or descends from it through put-backs nobody recorded); false when another
+ *                         message with the same message_id does
  * @param interrupted      the job's last attempt, still open: its worker died during it; null if none
  * @param expiresAt        the end of the job's validity window, or null for none
  * @param now              the time of the decision

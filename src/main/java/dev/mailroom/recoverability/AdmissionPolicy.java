@@ -1,6 +1,7 @@
 package dev.mailroom.recoverability;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
@@ -16,7 +17,8 @@ import java.util.Set;
  *   <li>the job is already finished: {@code AlreadyFinished} (a redelivery never sends twice; this is also
  *       the redelivery after a broker failover rolled back a delivery whose acceptance the ledger had already
  *       committed on its own: sent, not unknown)</li>
- *   <li>another JMS message owns the job: {@code DuplicateMessage}</li>
+ *   <li>another JMS message owns the job: {@code DuplicateMessage} ({@link #ownership} says whose the job is: a copy
+ *       descended from the owner through put-backs nobody recorded owns it)</li>
  *   <li>its last attempt passed the point of no return, its worker died, and that provider cannot drop a
  *       duplicate ({@link ProviderTraits#mayResendAmbiguous()}, the same rule as the call-time path):
  *       {@code Unknown}; a deduping provider, or an attempt that never passed the point, goes on</li>
@@ -78,6 +80,21 @@ public final class AdmissionPolicy {
             return new Admission.PutBack(RATE_LIMIT_PUT_BACK);
         }
         return new Admission.Proceed();
+    }
+
+    /**
+     * Whose the job is, for {@link AdmissionFacts#ownedByDelivery}: the delivery {@code delivery} owns it when the job's
+     * row names it or nobody ({@code owner} null); a delivery whose descent ({@code descendsFrom}, oldest first) holds the
+     * owner descends from it through put-backs that were not recorded (the line stopped for the database) and takes it
+     * over; any other delivery is a duplicate (a producer sending the job's message_id again must not take it over).
+     */
+    public static Ownership ownership(String owner, String delivery, List<String> descendsFrom) {
+        Objects.requireNonNull(delivery, "delivery");
+        if (owner == null || owner.equals(delivery)) {
+            return new Ownership.Owner();
+        }
+        int at = descendsFrom.lastIndexOf(owner);
+        return at < 0 ? new Ownership.Other(owner) : new Ownership.Descendant(owner, delivery, descendsFrom.size() - at);
     }
 
     public static ClaimDecision claim(ClaimFacts f) {

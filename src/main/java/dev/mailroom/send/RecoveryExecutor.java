@@ -102,11 +102,17 @@ public class RecoveryExecutor {
 
     /**
      * A delivery met a stopped line before any attempt: a copy goes back to the broker, due after the
-     * stop-the-line put-back, and takes over the job's ownership if the job is known. No retry is used.
+     * stop-the-line put-back. No retry is used. {@code recorded} ({@code StopLinePolicy.recordsPutBacks}): the copy
+     * takes over the job's ownership in the database if the job is known; else nothing touches the database, the
+     * delivery commits with the broker alone, and the copy carries its descent for admission to prove later.
      */
     @Transactional(Transactional.TxType.MANDATORY)
-    public void putBack(Incoming in, String why) {
+    public void putBack(Incoming in, String why, boolean recorded) {
         Duration delay = line.putBack();
+        if (!recorded) {
+            scheduleCopy(in, delay, 0, in.descentOfACopy());
+            return;
+        }
         String copy = scheduleCopy(in, delay, 0);
         if (parser.parse(in.body()) instanceof ParseResult.Parsed parsed) {
             ledger.deferred(in.queue(), parsed.job().messageId(), copy, why + ": put back for " + delay);
@@ -119,10 +125,18 @@ public class RecoveryExecutor {
      */
     @Transactional(Transactional.TxType.MANDATORY)
     public String scheduleCopy(Incoming in, Duration delay, int attemptsSoFar) {
+        return scheduleCopy(in, delay, attemptsSoFar, java.util.List.of());
+    }
+
+    /** As {@link #scheduleCopy(Incoming, Duration, int)}, the copy carrying {@code descendsFrom} when there is one. */
+    private String scheduleCopy(Incoming in, Duration delay, int attemptsSoFar, java.util.List<String> descendsFrom) {
         try {
             Message copy = JmsMessages.copyOf(jms, in);
             copy.setStringProperty("mr_retry_of", in.jmsMessageId());
             copy.setIntProperty("mr_attempts", attemptsSoFar);
+            if (!descendsFrom.isEmpty()) {
+                copy.setStringProperty(Incoming.DESCENDS_FROM_PROPERTY, String.join(",", descendsFrom));
+            }
             jms.createProducer()
                     .setDeliveryDelay(Math.max(0, delay.toMillis()))
                     .send(destinations.sendQueue(in.queue()), copy);

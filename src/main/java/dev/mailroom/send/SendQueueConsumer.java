@@ -6,7 +6,9 @@ import dev.mailroom.platform.SchemaMigration;
 import dev.mailroom.platform.DatabaseFailures;
 import dev.mailroom.platform.DatabaseWrites;
 import dev.mailroom.stopline.DeliveriesUnderWay;
+import dev.mailroom.stopline.LineState;
 import dev.mailroom.stopline.StopLine;
+import dev.mailroom.stopline.StopLinePolicy;
 
 import jakarta.ejb.EJB;
 import jakarta.inject.Inject;
@@ -67,9 +69,12 @@ public abstract class SendQueueConsumer implements MessageListener {
             throw new IllegalStateException("cannot read JMS message from " + queue(), e);
         }
         try {
-            if (!line.admits(queue())) {
-                // the line is stopped and its consumers are being paused: no provider call, no retry used
-                executor.putBack(in, "line of " + queue() + " stopped (" + line.state(queue()).reason().wireName() + ")");
+            LineState state = line.state(queue());
+            if (state.paused()) {
+                // the line is stopped and its consumers are being paused: no provider call, no retry used; nothing
+                // before this touches the database, so a put-back without a record commits with the broker alone
+                executor.putBack(in, "line of " + queue() + " stopped (" + state.reason().wireName() + ")",
+                        StopLinePolicy.recordsPutBacks(state));
                 return;
             }
             line.delivered(queue());

@@ -123,6 +123,17 @@ public final class StopLinePolicy {
         return before;
     }
 
+    /**
+     * Whether a delivery put back by this stopped line records the deferral in the database (the copy takes the job's
+     * ownership there, in the delivery's transaction). Not while the database stopped the line, now or first in this
+     * outage: that write would fail, roll the delivery back and use one of the broker's delivery attempts of its job;
+     * the copy then carries its descent instead ({@code mr_descends_from}) and admission records the deferral later.
+     */
+    public static boolean recordsPutBacks(LineState state) {
+        return state.reason() != PauseReason.DATABASE
+                && (state.episode() == null || state.episode().firstReason() != PauseReason.DATABASE);
+    }
+
     private static LineDecision whenRunning(LineSignal signal) {
         if (signal instanceof ProviderAnswered a) {
             return a.failureClass() == FailureClass.SYSTEMIC

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mailroom.recoverability.AdmissionFacts.Interrupted;
 import java.time.Instant;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -112,6 +113,46 @@ class AdmissionPolicyTest {
     void everyAdmissionIsReachable() {
         Set<Class<?>> reached = admissionRows().map(a -> a.get()[2].getClass()).collect(Collectors.toSet());
         assertThat(reached).containsExactlyInAnyOrder(Admission.class.getPermittedSubclasses());
+    }
+
+    // ---------------------------------------------------------------- ownership
+
+    static Stream<Arguments> ownershipRows() {
+        return Stream.of(
+                Arguments.of("a new job: nobody owns it", null, "ID:m0", List.of(), new Ownership.Owner()),
+                Arguments.of("the owner itself (a redelivery of it)", "ID:m0", "ID:m0", List.of(), new Ownership.Owner()),
+                Arguments.of("a recorded copy: the row names it", "ID:r1", "ID:r1", List.of(), new Ownership.Owner()),
+                // put back without a record while the database stopped the line: the copy proves its descent
+                Arguments.of("the owner's copy, put back once without a record", "ID:m0", "ID:c1", List.of("ID:m0"),
+                        new Ownership.Descendant("ID:m0", "ID:c1", 1)),
+                Arguments.of("a copy of a copy: two put-backs down", "ID:m0", "ID:c2", List.of("ID:m0", "ID:c1"),
+                        new Ownership.Descendant("ID:m0", "ID:c2", 2)),
+                // a copy admitted (its admission committed on its own), rolled back, then put back again
+                Arguments.of("the owner in the middle of the descent", "ID:c1", "ID:c3", List.of("ID:m0", "ID:c1", "ID:c2"),
+                        new Ownership.Descendant("ID:c1", "ID:c3", 2)),
+                // a producer sending the job's message_id again must never take the job over
+                Arguments.of("another message with the same message_id", "ID:m0", "ID:p1", List.of(),
+                        new Ownership.Other("ID:m0")),
+                Arguments.of("another message, itself put back without a record", "ID:m0", "ID:p2", List.of("ID:p1"),
+                        new Ownership.Other("ID:m0")),
+                Arguments.of("a copy of a message the job no longer belongs to", "ID:r2", "ID:c2", List.of("ID:m0", "ID:c1"),
+                        new Ownership.Other("ID:r2")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ownershipRows")
+    void ownership(String row, String owner, String delivery, List<String> descendsFrom, Ownership expected) {
+        assertThat(AdmissionPolicy.ownership(owner, delivery, descendsFrom)).isEqualTo(expected);
+    }
+
+    @Test
+    void everyOwnershipIsReachableAndOnlyAnotherMessageIsADuplicate() {
+        Set<Class<?>> reached = ownershipRows().map(a -> a.get()[4].getClass()).collect(Collectors.toSet());
+        assertThat(reached).containsExactlyInAnyOrder(Ownership.class.getPermittedSubclasses());
+        ownershipRows().map(a -> (Ownership) a.get()[4]).forEach(o -> assertThat(AdmissionPolicy.decide(
+                with(fresh("retry_scheduled", false), o.owns(), null, LATER, true)))
+                .as(o.toString()).isEqualTo(o instanceof Ownership.Other ? new Admission.DuplicateMessage()
+                        : new Admission.Proceed()));
     }
 
     // ---------------------------------------------------------------- idempotency claims

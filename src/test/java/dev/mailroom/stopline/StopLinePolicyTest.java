@@ -287,6 +287,28 @@ class StopLinePolicyTest {
         return StopLinePolicy.next(line, signal, d, at, SAME_OUTAGE);
     }
 
+    // ---------------------------------------------------------------- put-backs at a stopped line
+
+    static Stream<Arguments> putBacks() {
+        LineState databaseThenOperator = step(step(LineState.RUNNING, new DatabaseUnreachable("refused"), SINCE),
+                new OperatorPaused("bob"), SINCE.plusSeconds(5));
+        return Stream.of(
+                Arguments.of("stopped for the database: the record could not be written", stopped(DATABASE), false),
+                Arguments.of("an operator's pause over a database outage: the database may still be away",
+                        databaseThenOperator, false),
+                Arguments.of("stopped by a provider's systemic answer", stopped(SYSTEMIC), true),
+                Arguments.of("every provider of the chain open", stopped(PROVIDERS_OPEN), true),
+                Arguments.of("the dead-letter rate", stopped(DEAD_LETTER_RATE), true),
+                Arguments.of("an operator's pause", stopped(OPERATOR), true));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("putBacks")
+    void recordsAPutBackUnlessTheDatabaseStoppedTheLine(String name, LineState state, boolean recorded) {
+        assertThat(state.paused()).isTrue();
+        assertThat(StopLinePolicy.recordsPutBacks(state)).isEqualTo(recorded);
+    }
+
     @Test
     void episodeRowsAreDistinct() {
         assertThat(new HashSet<>(EPISODES.stream().map(EpisodeRow::name).toList())).hasSize(EPISODES.size());
