@@ -6,6 +6,8 @@ import java.io.UncheckedIOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -114,13 +116,17 @@ public final class SmallDisk implements AutoCloseable {
         return 1.0 - (double) store.getUsableSpace() / store.getTotalSpace();
     }
 
-    /** Writes a filler file until the filesystem is used to {@code share} (0 to 1) or full; returns the usage. */
+    /**
+     * Adds to the filler file until the filesystem is used to {@code share} (0 to 1) or full; returns the usage. It
+     * appends: a second fill (to the brim after a share) must not free what the first took.
+     */
     public double fill(double share) throws IOException {
         FileStore store = Files.getFileStore(visible());
         long target = (long) (store.getTotalSpace() * share);
         long toWrite = Math.max(0, target - (store.getTotalSpace() - store.getUsableSpace()));
         byte[] block = new byte[1 << 20];
-        try (OutputStream out = Files.newOutputStream(visible().resolve(FILLER))) {
+        try (OutputStream out = Files.newOutputStream(visible().resolve(FILLER), StandardOpenOption.CREATE,
+                StandardOpenOption.APPEND)) {
             for (long written = 0; written < toWrite; written += block.length) {
                 out.write(block, 0, (int) Math.min(block.length, toWrite - written));
             }
@@ -128,6 +134,63 @@ public final class SmallDisk implements AutoCloseable {
             // no space left: as full as it gets
         }
         return usage();
+    }
+
+    /**
+     * Fills the filesystem to the brim and keeps it there until closed: every {@code period} the filler takes
+     * whatever the server freed (a journal file it deleted), so the server's own writes keep meeting ENOSPC for as
+     * long as the fault lasts, not only its first one.
+     */
+    public Brim keepFull(Duration period) throws IOException {
+        fill(1.0);
+        return new Brim(period);
+    }
+
+    /** The filler keeping the filesystem full, until {@link #close}; {@link #takenAgain} says what it took back. */
+    public final class Brim implements AutoCloseable {
+        private final Thread thread;
+        private volatile boolean running = true;
+        private volatile long takenAgain;
+
+        private Brim(Duration period) {
+            thread = new Thread(() -> {
+                while (running) {
+                    try {
+                        FileStore store = Files.getFileStore(visible());
+                        long free = store.getUsableSpace();
+                        if (free > 0) {
+                            fill(1.0);
+                            takenAgain += free - Files.getFileStore(visible()).getUsableSpace();
+                        }
+                    } catch (IOException e) {
+                        // the server's directory gone for a moment (it restarted): the next round fills again
+                    }
+                    try {
+                        Thread.sleep(period.toMillis());
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "small-disk-brim");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        /** Bytes the filler took again after the first fill: space the server freed meanwhile. */
+        public long takenAgain() {
+            return takenAgain;
+        }
+
+        @Override
+        public void close() {
+            running = false;
+            thread.interrupt();
+            try {
+                thread.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** The directory on the small filesystem as the server sees it. */
