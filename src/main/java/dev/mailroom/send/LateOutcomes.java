@@ -3,7 +3,10 @@ package dev.mailroom.send;
 import dev.mailroom.job.Begin;
 import dev.mailroom.job.JobLedger;
 import dev.mailroom.provider.ProviderResponse;
+import dev.mailroom.platform.Meters;
 import dev.mailroom.recoverability.LateOutcomePolicy;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
@@ -52,10 +55,24 @@ public class LateOutcomes {
     JobLedger ledger;
     @Inject
     UnknownSends unknownSends;
+    @Inject
+    @Meters
+    MeterRegistry registry;
 
     @PostConstruct
     void schedule() {
+        register(registry);
         timers.createIntervalTimer(INTERVAL_MS, INTERVAL_MS, new TimerConfig("late-outcomes", false));
+    }
+
+    /**
+     * {@code mailroom_outcomes_unrecorded}: what this node knows and only its memory holds. Stopping the node loses it
+     * (its jobs then end {@code unknown}), so an operator waits for 0 before stopping a node the database left behind.
+     */
+    void register(MeterRegistry meters) {
+        // registry.gauge(...), not Gauge.builder(...).register(...): WildFly 39's per-deployment registry
+        // forwards only the former to the registry Prometheus reads
+        meters.gauge("mailroom.outcomes.unrecorded", Tags.empty(), this, LateOutcomes::waiting);
     }
 
     /** The worker of {@code p} never wrote the mail: the commit of its point of no return failed. */
@@ -89,14 +106,17 @@ public class LateOutcomes {
     /** Records each waiting one the database takes now; the rest wait for the next turn. */
     void recordWhatWaits() {
         for (int n = pending.size(); n > 0; n--) {
-            Pending p = pending.poll();
+            // the head stays in the queue until carried out, so that waiting() counts it meanwhile (only this timer
+            // takes from the head; workers add at the tail)
+            Pending p = pending.peek();
             if (p == null) {
                 return;
             }
             try {
                 carryOut(p, ledger.recordLate(p.known(), p.proceed(), p.accepted()));
-            } catch (RuntimeException stillDown) {
-                pending.add(p);
+                pending.poll();
+            } catch (Exception stillDown) { // a commit whose answer was lost comes as an undeclared HeuristicMixedException
+                pending.add(pending.poll()); // to the end: one that fails for a reason of its own holds up no other
                 LOG.log(Level.FINE, stillDown, () -> "late record of job " + p.messageId() + " waits: " + stillDown);
                 return; // the database does not answer yet: the others would fail the same way
             }

@@ -16,26 +16,46 @@ class LateOutcomesTest {
     private static final Begin.Proceed P = new Begin.Proceed(7, 70, 1, null, null, false);
 
     /** A ledger whose database does not answer until told, then answers with {@code action}. */
-    static final class Ledger extends JobLedger {
+    static class Ledger extends JobLedger {
         boolean down = true;
         LateOutcomePolicy.Action action;
         final List<LateOutcomePolicy.Known> recorded = new ArrayList<>();
+
+        /** Thrown by the next record: a checked exception, as the transaction manager's proxy throws it undeclared. */
+        Exception lostAnswer;
 
         @Override
         public LateOutcomePolicy.Action recordLate(LateOutcomePolicy.Known known, Begin.Proceed p, ProviderResponse r) {
             if (down) {
                 throw new IllegalStateException("Unable to acquire JDBC Connection");
             }
+            if (lostAnswer != null) {
+                Exception e = lostAnswer;
+                lostAnswer = null;
+                throw LateOutcomesTest.<RuntimeException>undeclared(e);
+            }
             recorded.add(known);
             return action;
         }
     }
 
+    /** Throws {@code e}, checked or not, from a method that declares none. */
+    @SuppressWarnings("unchecked")
+    static <E extends Exception> E undeclared(Exception e) throws E {
+        throw (E) e;
+    }
+
     static final class Sends extends UnknownSends {
         final List<String> again = new ArrayList<>();
+        Exception lostAnswer;
 
         @Override
         public String sendAgain(String messageId, String queue, String actor, String reason) {
+            if (lostAnswer != null) {
+                Exception e = lostAnswer;
+                lostAnswer = null;
+                throw LateOutcomesTest.<RuntimeException>undeclared(e);
+            }
             again.add(queue + "/" + messageId + " by " + actor);
             return "ID:copy";
         }
@@ -78,5 +98,72 @@ class LateOutcomesTest {
         o.notWritten(P, "mail.send", "m-3");
         o.recordWhatWaits();
         assertThat(sends.again).containsExactly("mail.send/m-3 by " + LateOutcomes.ACTOR);
+    }
+
+    @Test
+    void aRecordWhoseCommitAnsweredWithACheckedExceptionWaitsForTheNextTurn() {
+        Ledger ledger = new Ledger();
+        ledger.down = false;
+        ledger.action = new LateOutcomePolicy.TakeBack();
+        ledger.lostAnswer = new jakarta.transaction.HeuristicMixedException("commit's answer lost");
+        LateOutcomes o = outcomes(ledger, new Sends());
+        o.notWritten(P, "mail.send", "m-4");
+        o.recordWhatWaits();
+        assertThat(o.waiting()).as("kept after the lost answer").isEqualTo(1);
+        o.recordWhatWaits();
+        assertThat(o.waiting()).isZero();
+        assertThat(ledger.recorded).containsExactly(LateOutcomePolicy.Known.NOT_WRITTEN);
+    }
+
+    @Test
+    void aSendAgainThatFailedWithACheckedExceptionIsTriedAgain() {
+        Ledger ledger = new Ledger();
+        ledger.down = false;
+        ledger.action = new LateOutcomePolicy.SendAgain();
+        Sends sends = new Sends();
+        sends.lostAnswer = new jakarta.transaction.HeuristicMixedException("commit's answer lost");
+        LateOutcomes o = outcomes(ledger, sends);
+        o.notWritten(P, "mail.send", "m-5");
+        o.recordWhatWaits();
+        assertThat(o.waiting()).isEqualTo(1);
+        o.recordWhatWaits();
+        assertThat(o.waiting()).isZero();
+        assertThat(sends.again).containsExactly("mail.send/m-5 by " + LateOutcomes.ACTOR);
+    }
+
+    @Test
+    void theGaugeSaysHowManyOutcomesOnlyThisNodesMemoryHolds() {
+        Ledger ledger = new Ledger();
+        LateOutcomes o = outcomes(ledger, new Sends());
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        o.register(meters);
+        o.notWritten(P, "mail.send", "m-6");
+        o.recordWhatWaits();
+        assertThat(meters.get("mailroom.outcomes.unrecorded").gauge().value()).isEqualTo(1.0);
+        ledger.down = false;
+        ledger.action = new LateOutcomePolicy.TakeBack();
+        o.recordWhatWaits();
+        assertThat(meters.get("mailroom.outcomes.unrecorded").gauge().value()).isZero();
+    }
+
+    @Test
+    void anOutcomeIsCountedAsWaitingUntilItIsCarriedOut() {
+        int[] seen = {-1};
+        LateOutcomes[] o = new LateOutcomes[1];
+        Ledger ledger = new Ledger() {
+            @Override
+            public LateOutcomePolicy.Action recordLate(LateOutcomePolicy.Known known, Begin.Proceed p, ProviderResponse r) {
+                seen[0] = o[0].waiting();
+                return super.recordLate(known, p, r);
+            }
+        };
+        ledger.down = false;
+        ledger.action = new LateOutcomePolicy.TakeBack();
+        o[0] = outcomes(ledger, new Sends());
+        o[0].notWritten(P, "mail.send", "m-7");
+        o[0].recordWhatWaits();
+        assertThat(seen[0]).as("waiting while its record is being written").isEqualTo(1);
+        assertThat(o[0].waiting()).isZero();
     }
 }

@@ -91,6 +91,22 @@ public final class ChaosLedger {
         return out;
     }
 
+    /**
+     * PostgreSQL's prepared transactions (two-phase commit's first phase done, the second not yet): each holds its
+     * locks until a transaction manager commits or rolls it back, whatever became of the connection that prepared it.
+     */
+    public List<String> preparedTransactions() throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Connection c = postgres.connect();
+             PreparedStatement s = c.prepareStatement("select gid, prepared, owner from pg_prepared_xacts order by prepared");
+             ResultSet r = s.executeQuery()) {
+            while (r.next()) {
+                out.add(r.getString(1) + " prepared " + r.getTimestamp(2).toInstant() + " by " + r.getString(3));
+            }
+        }
+        return out;
+    }
+
     /** How many of the jobs are in a finished state (the send path is over for them). */
     public int finished(String prefix, Collection<String> ids) throws SQLException {
         Map<String, String> states = states(prefix);
@@ -191,6 +207,7 @@ public final class ChaosLedger {
                 unknown++;
                 if (n == 0) {
                     lost++;
+                    broken.computeIfAbsent("unknown, never at the relay", k -> new ArrayList<>()).add(id);
                 }
             } else if (SENT.contains(state) && n == 0) {
                 lost++;

@@ -22,8 +22,13 @@ public final class Prometheus {
 
     /** name|label=value,... (labels sorted, WF_DEPLOYMENT dropped) -> value. */
     public static Map<String, Double> scrape(ItEnvironment env) throws Exception {
+        return scrape(env.server());
+    }
+
+    /** As {@link #scrape(ItEnvironment)}, from {@code server}'s management port. */
+    public static Map<String, Double> scrape(WildFlyServer server) throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + env.server().managementPort() + "/prometheus")).build(),
+                URI.create("http://127.0.0.1:" + server.managementPort() + "/prometheus")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(200);
         Map<String, Double> out = new HashMap<>();
