@@ -72,7 +72,9 @@ public record Incoming(
     /** What a copy of this delivery put back without a record carries: this delivery's descent, then this delivery. */
     public java.util.List<String> descentOfACopy() {
         java.util.List<String> chain = new java.util.ArrayList<>(descendsFrom);
-        chain.add(jmsMessageId);
+        if (jmsMessageId != null) { // a message without an id owns no job by it (AdmissionPolicy.ownership)
+            chain.add(jmsMessageId);
+        }
         return java.util.List.copyOf(chain);
     }
 

@@ -89,9 +89,12 @@ public final class AdmissionPolicy {
      * over; any other delivery is a duplicate (a producer sending the job's message_id again must not take it over).
      */
     public static Ownership ownership(String owner, String delivery, List<String> descendsFrom) {
-        Objects.requireNonNull(delivery, "delivery");
+        // a message may come without a JMS message id (an AMQP sender that sets none): a job it made is nobody's
         if (owner == null || owner.equals(delivery)) {
             return new Ownership.Owner();
+        }
+        if (delivery == null) {
+            return new Ownership.Other(owner);
         }
         int at = descendsFrom.lastIndexOf(owner);
         return at < 0 ? new Ownership.Other(owner) : new Ownership.Descendant(owner, delivery, descendsFrom.size() - at);

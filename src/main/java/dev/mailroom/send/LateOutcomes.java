@@ -2,8 +2,8 @@ package dev.mailroom.send;
 
 import dev.mailroom.job.Begin;
 import dev.mailroom.job.JobLedger;
-import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.platform.Meters;
+import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.recoverability.LateOutcomePolicy;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;

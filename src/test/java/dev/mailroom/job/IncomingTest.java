@@ -23,4 +23,14 @@ class IncomingTest {
     void traceIdIsTakenFromAValidW3cTraceparentOnly(String traceparent, String traceId) {
         assertThat(withTraceparent(traceparent).traceId()).isEqualTo(traceId);
     }
+
+    @org.junit.jupiter.api.Test
+    void aCopyPutBackWithoutARecordDescendsFromEveryDeliveryWithAnId() {
+        Incoming copy = new Incoming("mail.send", "ID:c1", false, 1, new byte[0], true, null, null, null, null, null,
+                null, java.util.List.of("ID:m0"));
+        assertThat(copy.descentOfACopy()).containsExactly("ID:m0", "ID:c1");
+        // an AMQP sender may set no message id: such a delivery owns no job by it, so its copy carries nothing of it
+        Incoming noId = new Incoming("mail.send", null, false, 1, new byte[0], true, null, null, null, null, null);
+        assertThat(noId.descentOfACopy()).isEmpty();
+    }
 }

@@ -122,6 +122,11 @@ class AdmissionPolicyTest {
                 Arguments.of("a new job: nobody owns it", null, "ID:m0", List.of(), new Ownership.Owner()),
                 Arguments.of("the owner itself (a redelivery of it)", "ID:m0", "ID:m0", List.of(), new Ownership.Owner()),
                 Arguments.of("a recorded copy: the row names it", "ID:r1", "ID:r1", List.of(), new Ownership.Owner()),
+                // an AMQP sender may set no message id: the job it made is nobody's, as before any put-back existed
+                Arguments.of("a message without a JMS id, on a job nobody owns", null, null, List.of(),
+                        new Ownership.Owner()),
+                Arguments.of("a message without a JMS id, on a job another owns", "ID:m0", null, List.of("ID:m0"),
+                        new Ownership.Other("ID:m0")),
                 // put back without a record while the database stopped the line: the copy proves its descent
                 Arguments.of("the owner's copy, put back once without a record", "ID:m0", "ID:c1", List.of("ID:m0"),
                         new Ownership.Descendant("ID:m0", "ID:c1", 1)),
