@@ -81,16 +81,18 @@ public final class JmsMessages {
                 // not one of ours
             }
         }
-        java.util.Set<String> refusedBy = m.propertyExists(Incoming.REFUSED_BY_PROPERTY)
-                ? java.util.Arrays.stream(m.getStringProperty(Incoming.REFUSED_BY_PROPERTY).split(","))
-                .map(String::trim).filter(x -> !x.isEmpty()).collect(java.util.stream.Collectors.toSet())
-                : java.util.Set.of();
-        java.util.List<String> descendsFrom = m.propertyExists(Incoming.DESCENDS_FROM_PROPERTY)
-                ? java.util.Arrays.stream(m.getStringProperty(Incoming.DESCENDS_FROM_PROPERTY).split(","))
-                .map(String::trim).filter(x -> !x.isEmpty()).toList()
-                : java.util.List.of();
         return new Incoming(queue, m.getJMSMessageID(), m.getJMSRedelivered(), deliveryCount, body, text,
                 traceparent, m.getJMSTimestamp() > 0 ? Instant.ofEpochMilli(m.getJMSTimestamp()) : null,
-                redriveId, replayOf, sendAgainOf, refusedBy, descendsFrom);
+                redriveId, replayOf, sendAgainOf, java.util.Set.copyOf(commaList(m, Incoming.REFUSED_BY_PROPERTY)),
+                commaList(m, Incoming.DESCENDS_FROM_PROPERTY));
+    }
+
+    /** A comma-separated string property as its non-empty items, in order; empty when the message has none. */
+    private static java.util.List<String> commaList(Message m, String property) throws JMSException {
+        if (!m.propertyExists(property)) {
+            return java.util.List.of();
+        }
+        return java.util.Arrays.stream(m.getStringProperty(property).split(","))
+                .map(String::trim).filter(x -> !x.isEmpty()).toList();
     }
 }
