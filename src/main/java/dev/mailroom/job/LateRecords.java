@@ -10,7 +10,8 @@ import java.time.Instant;
 /**
  * The body of {@link JobLedger#recordLate}: what a worker knew of its attempt and could not record when it knew it,
  * recorded once the database answers, as {@link LateOutcomePolicy} decides on the job as it is now. The job row's
- * lock orders this with a redelivery's admission, which takes the same lock.
+ * lock orders this with a redelivery's admission, which takes the same lock; the attempt row's lock orders it with the
+ * worker's own commit that failed to answer, which holds that row until it lands or rolls back.
  */
 final class LateRecords {
 
@@ -27,7 +28,9 @@ final class LateRecords {
         if (j == null) {
             return new LateOutcomePolicy.Nothing("the job is no longer recorded");
         }
-        JobAttempt a = em.find(JobAttempt.class, p.attemptId());
+        // locked as well: the point of no return's own commit may be landing only now (its answer was lost, not its
+        // request), and a plain read would see the attempt as it was before it and take back nothing
+        JobAttempt a = em.find(JobAttempt.class, p.attemptId(), LockModeType.PESSIMISTIC_WRITE);
         Integer last = em.createQuery("select max(a.attemptNumber) from JobAttempt a where a.jobId = :j", Integer.class)
                 .setParameter("j", p.jobId())
                 .getSingleResult();

@@ -313,6 +313,37 @@ class JobLedgerComponentTest {
                 "attempt_abandoned", "attempt_started").doesNotContain("ambiguous_not_resent");
     }
 
+    /**
+     * The point of no return's commit whose answer was lost lands only while its late record reads the attempt (the
+     * database hung between the worker's UPDATE and its COMMIT, and both go through when it answers again): the late
+     * record waits for it, then takes it back, so the redelivery sends instead of holding the job unknown.
+     */
+    @Test
+    void aPointOfNoReturnLandingWhileItsLateRecordReadsIsStillTakenBack() throws Exception {
+        Incoming in = delivery(body("lost-answer-late", "lost-answer-late", null));
+        Begin.Proceed p = (Begin.Proceed) begin(in, SMTP);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        EntityManager worker = db.session();
+        try {
+            worker.getTransaction().begin();
+            assertThat(ledger(worker).markIrrevocable(p.attemptId())).isTrue(); // its COMMIT not yet through
+            Future<LateOutcomePolicy.Action> late = pool.submit(() -> db.<LateOutcomePolicy.Action>inTransaction(
+                    em -> ledger(em).recordLate(LateOutcomePolicy.Known.NOT_WRITTEN, p, null)));
+            // either it waits for the worker's row lock, or it decided on the attempt as it was before that commit
+            await().atMost(Duration.ofSeconds(10)).until(() -> late.isDone() || db.<Number>inTransaction(
+                    em -> (Number) em.createNativeQuery(blockedSessions).getSingleResult()).intValue() == 1);
+            worker.getTransaction().commit();
+            assertThat(late.get()).isInstanceOf(LateOutcomePolicy.TakeBack.class);
+        } finally {
+            if (worker.getTransaction().isActive()) {
+                worker.getTransaction().rollback();
+            }
+            worker.close();
+            pool.shutdownNow();
+        }
+        assertThat(begin(redelivery(in), SMTP)).as("the redelivery finds nothing written").isInstanceOf(Begin.Proceed.class);
+    }
+
     /** The same, recorded after the redelivery held the job unknown: it is for the caller to send again. */
     @Test
     void aPointOfNoReturnWhoseCommitFailedAfterTheJobWasHeldUnknownSendsItAgain() {

@@ -70,10 +70,17 @@ public final class ChaosLedger {
     private final SmtpTestServer smtp;
     private final List<Line> lines = new ArrayList<>();
     private volatile java.time.Instant scenarioStart = java.time.Instant.now();
+    /** The server logs whose lines about a broken job {@link #history} prints (none unless told). */
+    private volatile java.util.function.Supplier<List<Path>> logs = List::of;
 
     public ChaosLedger(PostgresServer postgres, SmtpTestServer smtp) {
         this.postgres = postgres;
         this.smtp = smtp;
+    }
+
+    /** The nodes' server logs, read for what they say of a broken job. */
+    public void logs(java.util.function.Supplier<List<Path>> serverLogs) {
+        this.logs = serverLogs;
     }
 
     /** The states of the jobs whose message id starts with the prefix, by message id. */
@@ -234,10 +241,58 @@ public final class ChaosLedger {
         }
         List<String> all = new ArrayList<>();
         broken.forEach((what, jobs) -> all.add(what + ": " + jobs.size() + " e.g. " + jobs.subList(0, Math.min(5, jobs.size()))));
+        // a CI log keeps no server log: the broken jobs' own records are what says how they came to be so
+        broken.values().stream().flatMap(List::stream).map(id -> id.split("=", 2)[0]).distinct().limit(3)
+                .forEach(id -> System.err.println("[chaos] " + scenario + ": the records of " + id + ":\n" + history(id)));
         all.addAll(extraBroken);
         double wall = java.time.Duration.between(scenarioStart, java.time.Instant.now()).toMillis() / 1000.0;
         return keep(new Line(scenario, ids.size(), sent, dead, lost, duplicates, recoverySeconds, unknown + settledUnknown,
                 all, wall));
+    }
+
+    /**
+     * A job's attempts and timeline as stored, a line each, oldest first, then what the nodes' logs say of it; what
+     * could not be read says so.
+     */
+    public String history(String messageId) {
+        StringBuilder out = new StringBuilder();
+        try (Connection c = postgres.connect();
+             PreparedStatement attempts = c.prepareStatement("select a.attempt_number, a.jms_message_id, a.started_at,"
+                     + " a.irrevocable_at, a.finished_at, a.outcome, a.failure_class, a.decision from job_attempt a"
+                     + " join mail_job j on j.id = a.job_id where j.message_id = ? order by a.attempt_number");
+             PreparedStatement events = c.prepareStatement("select e.at, e.type, e.actor, e.detail from job_event e"
+                     + " join mail_job j on j.id = e.job_id where j.message_id = ? order by e.id")) {
+            attempts.setString(1, messageId);
+            try (ResultSet r = attempts.executeQuery()) {
+                while (r.next()) {
+                    out.append("  attempt ").append(r.getInt(1)).append(" by ").append(r.getString(2))
+                            .append(": started ").append(r.getTimestamp(3)).append(", irrevocable ")
+                            .append(r.getTimestamp(4)).append(", finished ").append(r.getTimestamp(5)).append(", ")
+                            .append(r.getString(6)).append(" / ").append(r.getString(7)).append(" -> ")
+                            .append(r.getString(8)).append('\n');
+                }
+            }
+            events.setString(1, messageId);
+            try (ResultSet r = events.executeQuery()) {
+                while (r.next()) {
+                    out.append("  ").append(r.getTimestamp(1)).append(' ').append(r.getString(2)).append(" (")
+                            .append(r.getString(3)).append("): ").append(r.getString(4)).append('\n');
+                }
+            }
+        } catch (SQLException e) {
+            out.append("  not readable: ").append(e.getMessage()).append('\n');
+        }
+        java.util.regex.Pattern mention = java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(messageId) + "(?!\\d)");
+        for (Path log : logs.get()) {
+            try (java.util.stream.Stream<String> lines = Files.lines(log, java.nio.charset.StandardCharsets.ISO_8859_1)) {
+                lines.filter(l -> mention.matcher(l).find()).limit(40)
+                        .forEach(l -> out.append("  ").append(log.getParent().getParent().getFileName()).append(": ")
+                                .append(l, 0, Math.min(l.length(), 600)).append('\n'));
+            } catch (IOException | UncheckedIOException e) {
+                out.append("  ").append(log).append(" not readable: ").append(e.getMessage()).append('\n');
+            }
+        }
+        return out.toString();
     }
 
     public synchronized Line keep(Line line) {

@@ -191,6 +191,7 @@ class ChaosIT {
                 .env("MAILROOM_TESTING_CLOCK_CONTROL", "true")
                 .build();
         NODES = nodes.servers();
+        ledger.logs(() -> NODES.values().stream().map(WildFlyServer::serverLog).toList());
         APIS = nodes.apis();
         nodes.startSideBySide();
         System.err.printf("[chaos] production shape up after %.0f s (both nodes booted side by side in %.0f s); set-up used"
