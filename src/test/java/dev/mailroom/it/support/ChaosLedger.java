@@ -105,10 +105,17 @@ public final class ChaosLedger {
     public List<String> preparedTransactions() throws SQLException {
         List<String> out = new ArrayList<>();
         try (Connection c = postgres.connect();
-             PreparedStatement s = c.prepareStatement("select gid, prepared, owner from pg_prepared_xacts order by prepared");
+             // the tables it wrote (its locks outlive its session: pid null, under the virtual transaction of its
+             // transaction id's lock): which of Mailroom's transactions it was
+             PreparedStatement s = c.prepareStatement("select p.gid, p.prepared, p.owner, (select string_agg(distinct"
+                     + " l.relation::regclass::text, ',') from pg_locks x join pg_locks l on l.virtualtransaction ="
+                     + " x.virtualtransaction and l.pid is null join pg_class c on c.oid = l.relation and c.relkind = 'r'"
+                     + " where x.locktype = 'transactionid' and x.transactionid = p.transaction and l.locktype = 'relation'"
+                     + " and l.mode = 'RowExclusiveLock') from pg_prepared_xacts p order by p.prepared");
              ResultSet r = s.executeQuery()) {
             while (r.next()) {
-                out.add(r.getString(1) + " prepared " + r.getTimestamp(2).toInstant() + " by " + r.getString(3));
+                out.add(r.getString(1) + " prepared " + r.getTimestamp(2).toInstant() + " by " + r.getString(3)
+                        + ", wrote " + r.getString(4));
             }
         }
         return out;
