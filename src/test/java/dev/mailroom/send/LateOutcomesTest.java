@@ -6,6 +6,9 @@ import dev.mailroom.job.Begin;
 import dev.mailroom.job.JobLedger;
 import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.recoverability.LateOutcomePolicy;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -61,10 +64,17 @@ class LateOutcomesTest {
         }
     }
 
+    private static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
+
     private static LateOutcomes outcomes(Ledger ledger, Sends sends) {
+        return outcomes(ledger, sends, Clock.fixed(T0, ZoneOffset.UTC));
+    }
+
+    private static LateOutcomes outcomes(Ledger ledger, Sends sends, Clock clock) {
         LateOutcomes o = new LateOutcomes();
         o.ledger = ledger;
         o.unknownSends = sends;
+        o.clock = clock;
         return o;
     }
 
@@ -165,5 +175,52 @@ class LateOutcomesTest {
         o[0].recordWhatWaits();
         assertThat(seen[0]).as("waiting while its record is being written").isEqualTo(1);
         assertThat(o[0].waiting()).isZero();
+    }
+
+    @Test
+    void theOldestWaitingOneIsFoundWhereverItIsInTheQueueAndItsAgeIsAGauge() {
+        Ledger ledger = new Ledger();
+        MovingClock clock = new MovingClock();
+        LateOutcomes o = outcomes(ledger, new Sends(), clock);
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        o.register(meters);
+        String age = "mailroom.outcomes.unrecorded.oldest.age.seconds";
+        assertThat(o.oldestWaitingSince()).isEmpty();
+        assertThat(meters.get(age).gauge().value()).isZero();
+
+        o.notWritten(P, "mail.send", "m-8");
+        clock.now = T0.plusSeconds(30);
+        o.accepted(P, ProviderResponse.accepted("smtp", "250", "ok", "q"), "mail.send", "m-9");
+        clock.now = T0.plusSeconds(700);
+        o.recordWhatWaits(); // the database is down: the head, m-8, goes behind m-9
+        assertThat(o.oldestWaitingSince()).contains(T0);
+        assertThat(meters.get(age).gauge().value()).isEqualTo(700.0);
+
+        ledger.down = false;
+        ledger.action = new LateOutcomePolicy.TakeBack();
+        o.recordWhatWaits();
+        assertThat(o.oldestWaitingSince()).isEmpty();
+        assertThat(meters.get(age).gauge().value()).isZero();
+    }
+
+    /** A clock the test sets. */
+    static final class MovingClock extends Clock {
+        Instant now = T0;
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
     }
 }
