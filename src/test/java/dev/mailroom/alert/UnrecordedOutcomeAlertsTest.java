@@ -2,11 +2,11 @@ package dev.mailroom.alert;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mailroom.ops.testing.MovableClock;
 import dev.mailroom.send.LateOutcomes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,30 +48,11 @@ class UnrecordedOutcomeAlertsTest {
         }
     }
 
-    static final class SetClock extends Clock {
-        Instant now = T0;
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-    }
-
     @Test
     void anOutcomeUnrecordedPastTheLimitRaisesATicketNamingTheNodeAgainWhileItLastsAndNotAfter() {
         Waiting waiting = new Waiting();
         Raised raised = new Raised();
-        SetClock clock = new SetClock();
+        MovableClock clock = new MovableClock(Clock.fixed(T0, ZoneOffset.UTC));
         UnrecordedOutcomeAlerts a = new UnrecordedOutcomeAlerts();
         a.outcomes = waiting;
         a.alerts = raised;
@@ -81,11 +62,11 @@ class UnrecordedOutcomeAlertsTest {
 
         waiting.count = 2;
         waiting.since = T0;
-        clock.now = T0.plus(Duration.ofMinutes(9));
+        clock.offset(Duration.ofMinutes(9));
         a.check();
         assertThat(raised.events).as("not yet past the limit").isEmpty();
 
-        clock.now = T0.plus(Duration.ofMinutes(11));
+        clock.offset(Duration.ofMinutes(11));
         a.check();
         a.check();
         assertThat(raised.events).hasSize(1);
@@ -96,7 +77,7 @@ class UnrecordedOutcomeAlertsTest {
         assertThat(e.summary()).isEqualTo("2 attempt outcome(s) known to mailroom-2 are not recorded, the oldest for 11m:"
                 + " only its memory holds them; do not stop or restart it, its log says why each record waits");
 
-        clock.now = T0.plus(Duration.ofMinutes(21));
+        clock.offset(Duration.ofMinutes(21));
         a.check();
         assertThat(raised.events).as("raised again a limit later").hasSize(2);
 
@@ -129,11 +110,11 @@ class UnrecordedOutcomeAlertsTest {
                 "no outcome known to mailroom-2 has waited longer than 10m for its record any more (0 wait):"
                         + " OutcomesUnrecorded is over");
         waiting.count = 1;
-        waiting.since = clock.now;
-        clock.now = clock.now.plus(Duration.ofMinutes(5));
+        waiting.since = clock.instant();
+        clock.offset(Duration.ofMinutes(26));
         a.check();
         assertThat(raised.events).as("resolved; the newer one is not overdue").hasSize(2);
-        clock.now = clock.now.plus(Duration.ofMinutes(6));
+        clock.offset(Duration.ofMinutes(32));
         a.check();
         assertThat(raised.events).as("a new overdue one raises it afresh").hasSize(3);
     }

@@ -6,7 +6,9 @@ import dev.mailroom.job.Begin;
 import dev.mailroom.job.JobLedger;
 import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.recoverability.LateOutcomePolicy;
+import dev.mailroom.ops.testing.MovableClock;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -180,7 +182,7 @@ class LateOutcomesTest {
     @Test
     void theOldestWaitingOneIsFoundWhereverItIsInTheQueueAndItsAgeIsAGauge() {
         Ledger ledger = new Ledger();
-        MovingClock clock = new MovingClock();
+        MovableClock clock = new MovableClock(Clock.fixed(T0, ZoneOffset.UTC));
         LateOutcomes o = outcomes(ledger, new Sends(), clock);
         io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
                 new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
@@ -190,9 +192,9 @@ class LateOutcomesTest {
         assertThat(meters.get(age).gauge().value()).isZero();
 
         o.notWritten(P, "mail.send", "m-8");
-        clock.now = T0.plusSeconds(30);
+        clock.offset(Duration.ofSeconds(30));
         o.accepted(P, ProviderResponse.accepted("smtp", "250", "ok", "q"), "mail.send", "m-9");
-        clock.now = T0.plusSeconds(700);
+        clock.offset(Duration.ofSeconds(700));
         o.recordWhatWaits(); // the database is down: the head, m-8, goes behind m-9
         assertThat(o.oldestWaitingSince()).contains(T0);
         assertThat(meters.get(age).gauge().value()).isEqualTo(700.0);
@@ -202,25 +204,5 @@ class LateOutcomesTest {
         o.recordWhatWaits();
         assertThat(o.oldestWaitingSince()).isEmpty();
         assertThat(meters.get(age).gauge().value()).isZero();
-    }
-
-    /** A clock the test sets. */
-    static final class MovingClock extends Clock {
-        Instant now = T0;
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
     }
 }
