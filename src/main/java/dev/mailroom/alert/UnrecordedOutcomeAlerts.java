@@ -72,7 +72,8 @@ public class UnrecordedOutcomeAlerts {
             raisedAt = now;
         } else if (action instanceof UnrecordedOutcomesRule.Resolve) {
             LOG.info(() -> "no outcome known to " + node + " has waited longer than " + AlertConfig.text(after)
-                    + " for its record any more (" + outcomes.waiting() + " wait): " + AlertRouting.OUTCOMES_UNRECORDED + " is over");
+                    + " for its record any more (" + outcomes.waiting() + " wait): " + AlertRouting.OUTCOMES_UNRECORDED
+                    + " is over");
             raisedAt = null;
         }
     }
