@@ -110,6 +110,7 @@ class SettingsRefusedAtBootTest {
                 row(WATCH, "mailroom.reconcile.bounce-rate-threshold", "5%", "0.05", "a number from 0.0 to 1.0"),
                 row(WATCH, "mailroom.reconcile.silence-limit.relay-a", "2 hours", "2h", "positive duration"),
                 row(ALERTS, "mailroom.alerts.burst.window", "soon", "5m", "500ms"),
+                row(ALERTS, "mailroom.alerts.unrecorded-after", "0s", "10m", "positive duration"),
                 // a redrive's defaults: held to the bounds a plan's own options are
                 row(REDRIVE, "mailroom.redrive.sample-size", "5000", "20", "whole number from 0 to 1000"),
                 row(REDRIVE, "mailroom.redrive.rate-per-second", "0", "5", "above 0 and at most 100"),

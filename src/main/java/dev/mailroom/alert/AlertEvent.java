@@ -31,6 +31,8 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
     public static final String CODE = "code";
     public static final String STATE = "state";
     public static final String TENANT = "tenant";
+    /** The node an alert is about: its {@code mailroom.node.id} in-app, its scrape target in Prometheus. */
+    public static final String INSTANCE = "instance";
 
     /** The kinds of occurrence Mailroom alerts on. */
     public enum Kind {
@@ -54,7 +56,9 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
         /** A job is still {@code sent_to_provider} past its provider's limit with no provider event (never assumed failed). */
         DELIVERY_SILENT,
         /** A queue and tenant's bounce or complaint rate went over its threshold: the provider may suspend the sender. */
-        DELIVERY_RATE_EXCEEDED
+        DELIVERY_RATE_EXCEEDED,
+        /** Attempt outcomes a node knows have stayed unrecorded past the limit: only that node's memory holds them. */
+        OUTCOMES_UNRECORDED
     }
 
     public AlertEvent {
@@ -221,6 +225,18 @@ public record AlertEvent(Kind kind, Map<String, String> labels, String summary, 
         return new AlertEvent(Kind.QUEUE_PAUSED, l, "Consumers of " + queue + " paused (" + reason + ")"
                 + (detail == null ? "" : ": " + detail) + "; its jobs wait on the broker until a probe or an operator"
                 + " resumes it", at);
+    }
+
+    /**
+     * {@code count} attempt outcomes known to node {@code instance} could not be recorded, the oldest for
+     * {@code oldest}: stopping the node loses them and leaves their jobs {@code unknown}.
+     */
+    public static AlertEvent outcomesUnrecorded(String instance, int count, Duration oldest, Instant at) {
+        Map<String, String> l = new TreeMap<>();
+        l.put(INSTANCE, Objects.requireNonNull(instance, "instance"));
+        return new AlertEvent(Kind.OUTCOMES_UNRECORDED, l, count + " attempt outcome(s) known to " + instance
+                + " are not recorded, the oldest for " + AlertConfig.text(oldest) + ": only its memory holds them;"
+                + " do not stop or restart it, its log says why each record waits", at);
     }
 
     private static void putIfPresent(Map<String, String> l, String name, String value) {

@@ -27,25 +27,34 @@ import java.util.function.Function;
  * pages whatever the reason: a template missing after a deploy turns every job of a kind into a
  * {@code manual_review} ticket, and a thousand tickets are a page. See {@link BurstDetector}.
  *
+ * <p>Attempt outcomes a node knows but could not record ({@code send.LateOutcomes}) raise
+ * {@value #OUTCOMES_UNRECORDED} once the oldest has waited longer than {@code unrecorded-after}
+ * ({@link UnrecordedOutcomesRule}): long enough that a database outage the line's own alert reports and that
+ * heals is over first.
+ *
  * <pre>
  * mailroom.alerts.page-reasons   = handler_error,unmapped_error
  * mailroom.alerts.ticket-reasons = manual_review,permanent_recipient,poison,retries_exhausted
  * mailroom.alerts.burst.count    = 50        (1..100000)
  * mailroom.alerts.burst.window   = 5m
+ * mailroom.alerts.unrecorded-after = 10m
  * </pre>
  */
-public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, int burstCount, Duration burstWindow) {
+public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, int burstCount, Duration burstWindow,
+        Duration unrecordedAfter) {
 
     public static final String PAGE_REASONS = AlertConfig.PREFIX + "page-reasons";
     public static final String TICKET_REASONS = AlertConfig.PREFIX + "ticket-reasons";
     public static final String BURST_COUNT = AlertConfig.PREFIX + "burst.count";
     public static final String BURST_WINDOW = AlertConfig.PREFIX + "burst.window";
+    public static final String UNRECORDED_AFTER = AlertConfig.PREFIX + "unrecorded-after";
 
     public static final Set<String> DEFAULT_PAGE_REASONS = Set.of("handler_error", "unmapped_error");
     public static final Set<String> DEFAULT_TICKET_REASONS =
             Set.of("manual_review", "permanent_recipient", "poison", "retries_exhausted");
     public static final int DEFAULT_BURST_COUNT = 50;
     public static final Duration DEFAULT_BURST_WINDOW = Duration.ofMinutes(5);
+    public static final Duration DEFAULT_UNRECORDED_AFTER = Duration.ofMinutes(10);
     /** A burst is tracked with one timestamp per counted arrival; this bounds that memory. */
     public static final int MAX_BURST_COUNT = 100_000;
 
@@ -59,6 +68,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
     public static final String QUEUE_PAUSED = "QueuePaused";
     public static final String DELIVERY_SILENT = "DeliverySilent";
     public static final String DELIVERY_RATE_EXCEEDED = "DeliveryRateExceeded";
+    public static final String OUTCOMES_UNRECORDED = "OutcomesUnrecorded";
 
     public AlertRouting {
         pageReasons = Set.copyOf(pageReasons);
@@ -70,10 +80,15 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
         if (burstWindow.isNegative() || burstWindow.isZero()) {
             throw new IllegalArgumentException("burst window must be positive: " + burstWindow);
         }
+        Objects.requireNonNull(unrecordedAfter, "unrecordedAfter");
+        if (unrecordedAfter.isNegative() || unrecordedAfter.isZero()) {
+            throw new IllegalArgumentException("unrecorded-after must be positive: " + unrecordedAfter);
+        }
     }
 
     public static AlertRouting defaults() {
-        return new AlertRouting(DEFAULT_PAGE_REASONS, DEFAULT_TICKET_REASONS, DEFAULT_BURST_COUNT, DEFAULT_BURST_WINDOW);
+        return new AlertRouting(DEFAULT_PAGE_REASONS, DEFAULT_TICKET_REASONS, DEFAULT_BURST_COUNT, DEFAULT_BURST_WINDOW,
+                DEFAULT_UNRECORDED_AFTER);
     }
 
     /**
@@ -86,7 +101,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
                 c.reasons(PAGE_REASONS, DEFAULT_PAGE_REASONS),
                 c.reasons(TICKET_REASONS, DEFAULT_TICKET_REASONS),
                 c.integer(BURST_COUNT, DEFAULT_BURST_COUNT, 1, MAX_BURST_COUNT),
-                c.duration(BURST_WINDOW, DEFAULT_BURST_WINDOW));
+                c.duration(BURST_WINDOW, DEFAULT_BURST_WINDOW),
+                c.duration(UNRECORDED_AFTER, DEFAULT_UNRECORDED_AFTER));
     }
 
     /** How loud {@code event} is. */
@@ -100,6 +116,9 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case DELIVERY_SILENT -> Severity.TICKET;
             // an operator reconciles it with the provider's records; nothing else is held up by it
             case RETENTION_EXPIRING, SEND_OUTCOME_UNKNOWN -> Severity.TICKET;
+            // the worst a stop of that node does is leave its jobs unknown, which an operator settles with the
+            // provider's records: none is lost or sent twice, so it waits for working hours
+            case OUTCOMES_UNRECORDED -> Severity.TICKET;
             // an open breaker holds the provider's mail back: someone must know; its closing is the good news
             case PROVIDER_BREAKER -> "open".equals(event.label(AlertEvent.STATE)) ? Severity.PAGE : Severity.TICKET;
         };
@@ -117,6 +136,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case QUEUE_PAUSED -> QUEUE_PAUSED;
             case DELIVERY_SILENT -> DELIVERY_SILENT;
             case DELIVERY_RATE_EXCEEDED -> DELIVERY_RATE_EXCEEDED;
+            case OUTCOMES_UNRECORDED -> OUTCOMES_UNRECORDED;
         };
     }
 
@@ -135,6 +155,7 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case QUEUE_PAUSED -> List.of(AlertEvent.QUEUE, AlertEvent.REASON);
             case DELIVERY_SILENT -> List.of(AlertEvent.QUEUE, AlertEvent.PROVIDER);
             case DELIVERY_RATE_EXCEEDED -> List.of(AlertEvent.QUEUE, AlertEvent.TENANT, AlertEvent.REASON);
+            case OUTCOMES_UNRECORDED -> List.of(AlertEvent.INSTANCE);
         };
     }
 
@@ -187,6 +208,8 @@ public record AlertRouting(Set<String> pageReasons, Set<String> ticketReasons, i
             case DELIVERY_RATE_EXCEEDED -> "The " + g.getOrDefault(AlertEvent.REASON, "?") + " rate of "
                     + g.getOrDefault(AlertEvent.QUEUE, "?") + " (tenant " + g.getOrDefault(AlertEvent.TENANT, "?")
                     + ") is over its threshold";
+            case OUTCOMES_UNRECORDED -> "Attempt outcomes known to " + g.getOrDefault(AlertEvent.INSTANCE, "?")
+                    + " are not recorded: do not stop or restart it";
         };
     }
 }

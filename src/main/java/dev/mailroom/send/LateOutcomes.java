@@ -19,6 +19,10 @@ import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.logging.Level;
@@ -42,9 +46,9 @@ public class LateOutcomes {
     static final String ACTOR = "mailroom";
     private static final Logger LOG = Logger.getLogger(LateOutcomes.class.getName());
 
-    /** One worker's knowledge of one attempt. */
+    /** One worker's knowledge of one attempt, kept since {@code since}. */
     record Pending(LateOutcomePolicy.Known known, Begin.Proceed proceed, ProviderResponse accepted, String queue,
-                   String messageId) {
+                   String messageId, Instant since) {
     }
 
     private final Queue<Pending> pending = new ConcurrentLinkedQueue<>();
@@ -58,6 +62,8 @@ public class LateOutcomes {
     @Inject
     @Meters
     MeterRegistry registry;
+    @Inject
+    Clock clock;
 
     @PostConstruct
     void schedule() {
@@ -68,21 +74,24 @@ public class LateOutcomes {
     /**
      * {@code mailroom_outcomes_unrecorded}: what this node knows and only its memory holds. Stopping the node loses it
      * (its jobs then end {@code unknown}), so an operator waits for 0 before stopping a node the database left behind.
+     * {@code mailroom_outcomes_unrecorded_oldest_age_seconds}: how long the oldest of them has waited (0: none), what
+     * the {@code OutcomesUnrecorded} rule alerts on.
      */
     void register(MeterRegistry meters) {
         // registry.gauge(...), not Gauge.builder(...).register(...): WildFly 39's per-deployment registry
         // forwards only the former to the registry Prometheus reads
         meters.gauge("mailroom.outcomes.unrecorded", Tags.empty(), this, LateOutcomes::waiting);
+        meters.gauge("mailroom.outcomes.unrecorded.oldest.age.seconds", Tags.empty(), this, LateOutcomes::oldestAgeSeconds);
     }
 
     /** The worker of {@code p} never wrote the mail: the commit of its point of no return failed. */
     public void notWritten(Begin.Proceed p, String queue, String messageId) {
-        keep(new Pending(LateOutcomePolicy.Known.NOT_WRITTEN, p, null, queue, messageId));
+        keep(new Pending(LateOutcomePolicy.Known.NOT_WRITTEN, p, null, queue, messageId, clock.instant()));
     }
 
     /** The provider accepted the mail of {@code p}; recording that failed. */
     public void accepted(Begin.Proceed p, ProviderResponse response, String queue, String messageId) {
-        keep(new Pending(LateOutcomePolicy.Known.ACCEPTED, p, response, queue, messageId));
+        keep(new Pending(LateOutcomePolicy.Known.ACCEPTED, p, response, queue, messageId, clock.instant()));
     }
 
     private void keep(Pending p) {
@@ -95,6 +104,16 @@ public class LateOutcomes {
     /** How many are waiting for the database. */
     public int waiting() {
         return pending.size();
+    }
+
+    /** Since when the one waiting longest has waited; empty when none waits. Memory only: no database call. */
+    public Optional<Instant> oldestWaitingSince() {
+        // not the head: one whose record failed went to the end of the queue
+        return pending.stream().map(Pending::since).min(Instant::compareTo);
+    }
+
+    private double oldestAgeSeconds() {
+        return oldestWaitingSince().map(t -> Math.max(0, Duration.between(t, clock.instant()).toMillis()) / 1000.0).orElse(0.0);
     }
 
     @Timeout

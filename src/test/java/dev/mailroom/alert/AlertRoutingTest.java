@@ -120,6 +120,19 @@ class AlertRoutingTest {
                 .containsExactlyInAnyOrder("manual_review", "permanent_recipient", "poison", "retries_exhausted");
         assertThat(routing.burstCount()).isEqualTo(50);
         assertThat(routing.burstWindow()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(routing.unrecordedAfter()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(AlertRouting.fromConfig(config(Map.of("mailroom.alerts.unrecorded-after", "30m"))).unrecordedAfter())
+                .isEqualTo(Duration.ofMinutes(30));
+    }
+
+    @Test
+    void outcomesANodeCannotRecordFileATicketPerNode() {
+        RoutedAlert r = AlertRouting.defaults().route(
+                AlertEvent.outcomesUnrecorded("mailroom-1", 3, Duration.ofMinutes(12), T));
+        assertThat(r).extracting(RoutedAlert::name, RoutedAlert::severity)
+                .containsExactly("OutcomesUnrecorded", Severity.TICKET);
+        assertThat(r.groupLabels()).isEqualTo(Map.of("instance", "mailroom-1"));
+        assertThat(r.title()).isEqualTo("Attempt outcomes known to mailroom-1 are not recorded: do not stop or restart it");
     }
 
     @ParameterizedTest(name = "{0}={1}")
@@ -129,6 +142,8 @@ class AlertRoutingTest {
             "mailroom.alerts.burst.count    | 100001",
             "mailroom.alerts.burst.window   | 5 minutes",
             "mailroom.alerts.burst.window   | 0s",
+            "mailroom.alerts.unrecorded-after | 10 minutes",
+            "mailroom.alerts.unrecorded-after | -1m",
             "mailroom.alerts.page-reasons   | handler_error,,poison",
             "mailroom.alerts.ticket-reasons | manual review"})
     void badRoutingValuesFailNamingTheKey(String key, String value) {

@@ -6,6 +6,11 @@ import dev.mailroom.job.Begin;
 import dev.mailroom.job.JobLedger;
 import dev.mailroom.provider.ProviderResponse;
 import dev.mailroom.recoverability.LateOutcomePolicy;
+import dev.mailroom.ops.testing.MovableClock;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -61,10 +66,17 @@ class LateOutcomesTest {
         }
     }
 
+    private static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
+
     private static LateOutcomes outcomes(Ledger ledger, Sends sends) {
+        return outcomes(ledger, sends, Clock.fixed(T0, ZoneOffset.UTC));
+    }
+
+    private static LateOutcomes outcomes(Ledger ledger, Sends sends, Clock clock) {
         LateOutcomes o = new LateOutcomes();
         o.ledger = ledger;
         o.unknownSends = sends;
+        o.clock = clock;
         return o;
     }
 
@@ -165,5 +177,32 @@ class LateOutcomesTest {
         o[0].recordWhatWaits();
         assertThat(seen[0]).as("waiting while its record is being written").isEqualTo(1);
         assertThat(o[0].waiting()).isZero();
+    }
+
+    @Test
+    void theOldestWaitingOneIsFoundWhereverItIsInTheQueueAndItsAgeIsAGauge() {
+        Ledger ledger = new Ledger();
+        MovableClock clock = new MovableClock(Clock.fixed(T0, ZoneOffset.UTC));
+        LateOutcomes o = outcomes(ledger, new Sends(), clock);
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry meters =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        o.register(meters);
+        String age = "mailroom.outcomes.unrecorded.oldest.age.seconds";
+        assertThat(o.oldestWaitingSince()).isEmpty();
+        assertThat(meters.get(age).gauge().value()).isZero();
+
+        o.notWritten(P, "mail.send", "m-8");
+        clock.offset(Duration.ofSeconds(30));
+        o.accepted(P, ProviderResponse.accepted("smtp", "250", "ok", "q"), "mail.send", "m-9");
+        clock.offset(Duration.ofSeconds(700));
+        o.recordWhatWaits(); // the database is down: the head, m-8, goes behind m-9
+        assertThat(o.oldestWaitingSince()).contains(T0);
+        assertThat(meters.get(age).gauge().value()).isEqualTo(700.0);
+
+        ledger.down = false;
+        ledger.action = new LateOutcomePolicy.TakeBack();
+        o.recordWhatWaits();
+        assertThat(o.oldestWaitingSince()).isEmpty();
+        assertThat(meters.get(age).gauge().value()).isZero();
     }
 }

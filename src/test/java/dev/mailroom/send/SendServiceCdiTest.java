@@ -99,9 +99,10 @@ class SendServiceCdiTest {
         /** The EJB singleton without its timer: what waits for the database stays in memory here. */
         @Produces
         @Singleton
-        LateOutcomes lateOutcomes(JobLedger ledger) {
+        LateOutcomes lateOutcomes(JobLedger ledger, Clock clock) {
             LateOutcomes late = new LateOutcomes();
             late.ledger = ledger; // the real ledger: what waits is recorded on the component database
+            late.clock = clock;
             return late;
         }
 
